@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option parsing for `bsh run`, `bsh check`, `bsh patterns` and `bsh mcp`.
+ * A small hand parser rather than getopt_long: it keeps no global state,
+ * so it can be fuzzed and called twice, and its errors name the exact
+ * argument at fault.
+ */
+#include "args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usage_error(struct cli_args *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int usage_error(struct cli_args *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->error, sizeof(a->error), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int parse_timeout(struct cli_args *a, const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0)
+        return usage_error(a,
+                           "invalid timeout '%s': expected milliseconds, "
+                           "a whole number from 0",
+                           s);
+    a->timeout_ms = (int64_t)v;
+    a->timeout_given = true;
+    return 0;
+}
+
+/* Splits NAME=VALUE at the first '='. The name is checked by the engine,
+ * which reports a bad one as an error of the run. */
+static int add_env(struct cli_args *a, const char *s)
+{
+    const char *eq = strchr(s, '=');
+    if (eq == NULL)
+        return usage_error(a, "invalid --env '%s': expected NAME=VALUE", s);
+    char *copy = strdup(s);
+    char **texts = realloc(a->env_text, (a->env_count + 1) * sizeof(*texts));
+    if (texts != NULL)
+        a->env_text = texts;
+    struct bsh_env_var *env =
+        realloc(a->env, (a->env_count + 1) * sizeof(*env));
+    if (env != NULL)
+        a->env = env;
+    if (copy == NULL || texts == NULL || env == NULL) {
+        free(copy);
+        return usage_error(a, "out of memory");
+    }
+    copy[eq - s] = '\0';
+    a->env_text[a->env_count] = copy;
+    a->env[a->env_count].name = copy;
+    a->env[a->env_count].value = copy + (eq - s) + 1;
+    a->env_count++;
+    return 0;
+}
+
+enum opt { OPT_CWD, OPT_ENV, OPT_TIMEOUT, OPT_PTY, OPT_JSON, OPT_NONE };
+
+struct opt_spec {
+    enum opt opt;
+    char short_name;
+    const char *long_name;
+    bool takes_value;
+};
+
+static const struct opt_spec opt_specs[] = {
+    {OPT_CWD, 'C', "cwd", true},         {OPT_ENV, 'e', "env", true},
+    {OPT_TIMEOUT, 't', "timeout", true}, {OPT_PTY, 'p', "pty", false},
+    {OPT_JSON, 0, "json", false},
+};
+
+/* Which options each subcommand takes, as a bit per enum opt. */
+static unsigned allowed_opts(enum cli_command c)
+{
+    unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
+                        1u << OPT_PTY;
+    switch (c) {
+    case CLI_RUN:
+        return run_opts | 1u << OPT_JSON;
+    case CLI_MCP:
+        return run_opts;
+    case CLI_CHECK:
+        return 1u << OPT_JSON;
+    default:
+        return 0;
+    }
+}
+
+/* Finds the option named by `arg` ("-C", "--cwd" or "--cwd=DIR"); sets
+ * `*inline_value` for the --name=value form. */
+static const struct opt_spec *find_opt(const char *arg,
+                                       const char **inline_value)
+{
+    *inline_value = NULL;
+    for (size_t i = 0; i < sizeof(opt_specs) / sizeof(opt_specs[0]); i++) {
+        const struct opt_spec *o = &opt_specs[i];
+        if (arg[1] != '-') {
+            if (o->short_name != 0 && arg[1] == o->short_name &&
+                arg[2] == '\0')
+                return o;
+            continue;
+        }
+        size_t n = strlen(o->long_name);
+        if (strncmp(arg + 2, o->long_name, n) != 0)
+            continue;
+        if (arg[2 + n] == '\0')
+            return o;
+        if (arg[2 + n] == '=' && o->takes_value) {
+            *inline_value = arg + 3 + n;
+            return o;
+        }
+    }
+    return NULL;
+}
+
+static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
+{
+    switch (opt) {
+    case OPT_CWD:
+        a->cwd = value;
+        return 0;
+    case OPT_ENV:
+        return add_env(a, value);
+    case OPT_TIMEOUT:
+        return parse_timeout(a, value);
+    case OPT_PTY:
+        a->pty = true;
+        return 0;
+    case OPT_JSON:
+        a->json = true;
+        return 0;
+    case OPT_NONE:
+        break;
+    }
+    return -1;
+}
+
+static const char *command_name(enum cli_command c)
+{
+    static const char *const names[] = {"", "run", "check", "patterns", "mcp"};
+    return c <= CLI_MCP ? names[c] : "";
+}
+
+/* Parses the options and operands after the subcommand word. */
+static int parse_rest(struct cli_args *a, int argc, char **argv)
+{
+    int i = 0;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-' || arg[1] == '\0')
+            break;
+        const char *value;
+        const struct opt_spec *o = find_opt(arg, &value);
+        if (o == NULL || !(allowed_opts(a->command) & (1u << o->opt)))
+            return usage_error(a, "%s: unknown option '%s'",
+                               command_name(a->command), arg);
+        if (o->takes_value && value == NULL) {
+            if (i + 1 >= argc)
+                return usage_error(a, "%s: option '%s' needs a value",
+                                   command_name(a->command), arg);
+            value = argv[++i];
+        }
+        if (apply_opt(a, o->opt, value) < 0)
+            return -1;
+    }
+    int operands = argc - i;
+    bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
+    if (wants_command && operands == 0)
+        return usage_error(a, "%s: missing COMMAND",
+                           command_name(a->command));
+    if (operands > (wants_command ? 1 : 0))
+        return usage_error(a,
+                           wants_command
+                               ? "%s: expected one COMMAND; quote the whole "
+                                 "command line as one argument"
+                               : "%s: unexpected argument",
+                           command_name(a->command));
+    a->text = wants_command ? argv[i] : NULL;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->timeout_ms = BSH_NO_TIMEOUT;
+    if (argc < 2)
+        return usage_error(a, "missing command; try 'bsh --help'");
+    static const struct {
+        const char *word;
+        enum cli_command command;
+    } words[] = {
+        {"run", CLI_RUN},         {"check", CLI_CHECK},
+        {"patterns", CLI_PATTERNS}, {"mcp", CLI_MCP},
+        {"--version", CLI_VERSION}, {"--help", CLI_HELP},
+        {"-h", CLI_HELP},          {"help", CLI_HELP},
+    };
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (strcmp(argv[1], words[i].word) == 0) {
+            a->command = words[i].command;
+            if (a->command >= CLI_VERSION)
+                return argc == 2 ? 0
+                                 : usage_error(a, "%s takes no arguments",
+                                               argv[1]);
+            return parse_rest(a, argc - 2, argv + 2);
+        }
+    }
+    return usage_error(a, "unknown command '%s'; try 'bsh --help'", argv[1]);
+}
+
+void cli_args_release(struct cli_args *a)
+{
+    for (size_t i = 0; i < a->env_count; i++)
+        free(a->env_text[i]);
+    free(a->env_text);
+    free(a->env);
+    a->env_text = NULL;
+    a->env = NULL;
+    a->env_count = 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command line of `bsh` (SPEC 3), parsed into one structure. The
+ * parser prints nothing: usage errors come back as text.
+ */
+#ifndef BSH_CLI_ARGS_H
+#define BSH_CLI_ARGS_H
+
+#include "bsh/bsh.h"
+
+enum cli_command {
+    CLI_RUN = 1,
+    CLI_CHECK,
+    CLI_PATTERNS,
+    CLI_MCP,
+    CLI_VERSION,
+    CLI_HELP,
+};
+
+struct cli_args {
+    enum cli_command command;
+    const char *text; /* COMMAND of run and check */
+    const char *cwd;
+    struct bsh_env_var *env; /* names and values point into `env_text` */
+    size_t env_count;
+    char **env_text;
+    int64_t timeout_ms; /* BSH_NO_TIMEOUT when not given */
+    bool timeout_given;
+    bool pty;
+    bool json;
+    char error[512]; /* the usage error, when cli_parse fails */
+};
+
+/* Parses argv. Returns 0, or -1 with a message in `a->error`; either way
+ * cli_args_release() frees what was allocated. */
+int cli_parse(int argc, char **argv, struct cli_args *a);
+
+void cli_args_release(struct cli_args *a);
+
+#endif

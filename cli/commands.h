@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The subcommands of `bsh`. Each returns the process exit status.
+ */
+#ifndef BSH_CLI_COMMANDS_H
+#define BSH_CLI_COMMANDS_H
+
+#include "args.h"
+
+/* Exit statuses of SPEC 3, after timeout(1). */
+enum {
+    EXIT_TIMED_OUT = 124,
+    EXIT_BSH_FAILED = 125,
+    EXIT_GUARD = 126,
+    EXIT_SIGNAL_BASE = 128,
+};
+
+int cmd_run(const struct cli_args *a);
+int cmd_check(const struct cli_args *a);
+int cmd_patterns(void);
+int cmd_mcp(const struct cli_args *a);
+
+/* Prints "bsh: MESSAGE" on stderr. */
+void cli_error(const char *message);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bsh: the command-line face of libbsh (SPEC 3). Parses arguments, picks
+ * the subcommand, returns its exit status; nothing else.
+ */
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage:\n"
+    "  bsh run [OPTIONS] [--] COMMAND   run COMMAND with bash -c\n"
+    "  bsh check [--json] [--] COMMAND  run only the pre-spawn guards\n"
+    "  bsh patterns                     list the critical patterns\n"
+    "  bsh mcp [OPTIONS]                serve the bash_run tool over MCP "
+    "(stdio)\n"
+    "  bsh --version | --help\n"
+    "\n"
+    "Options of run and mcp:\n"
+    "  -C, --cwd DIR          working directory (default: inherit)\n"
+    "  -e, --env NAME=VALUE   add a variable to the inherited environment\n"
+    "                         (repeatable)\n"
+    "  -t, --timeout MS       kill the command's whole process group after "
+    "MS ms\n"
+    "  -p, --pty              run in a 24x80 pseudo-terminal\n"
+    "      --json             (run, check) one JSON object per line on "
+    "stdout\n"
+    "\n"
+    "Exit status of run: the command's own; 128+N if it died of signal N;\n"
+    "124 on timeout; 126 if a guard rejected it; 125 if bsh itself failed.\n"
+    "check: 0 allowed, 1 rejected, 125 usage error.\n";
+
+int cmd_check(const struct cli_args *a)
+{
+    struct bsh_error err;
+    int rc = bsh_check(a->text, strlen(a->text), &err);
+    const char *msg = rc == BSH_EGUARD ? err.text_err : NULL;
+    if (a->json) {
+        (void)json_write_check(msg);
+    } else if (msg != NULL) {
+        char line[BSH_ERROR_MAX + 2];
+        int n = snprintf(line, sizeof(line), "%s\n", msg);
+        (void)write_all(1, line, (size_t)n);
+    }
+    return msg != NULL ? 1 : 0;
+}
+
+int cmd_patterns(void)
+{
+    const struct bsh_pattern *p;
+    for (size_t i = 0; (p = bsh_pattern_at(i)) != NULL; i++)
+        printf("%d\t%s\t%s\n", p->number, p->category, p->regex);
+    return fflush(stdout) == 0 ? 0 : EXIT_BSH_FAILED;
+}
+
+static int print_text(const char *text)
+{
+    fputs(text, stdout);
+    return fflush(stdout) == 0 ? 0 : EXIT_BSH_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_args a;
+    int status;
+    if (cli_parse(argc, argv, &a) < 0) {
+        cli_error(a.error);
+        status = EXIT_BSH_FAILED;
+    } else {
+        switch (a.command) {
+        case CLI_RUN:
+            status = cmd_run(&a);
+            break;
+        case CLI_CHECK:
+            status = cmd_check(&a);
+            break;
+        case CLI_PATTERNS:
+            status = cmd_patterns();
+            break;
+        case CLI_MCP:
+            status = cmd_mcp(&a);
+            break;
+        case CLI_VERSION:
+            status = print_text("bsh " BSH_VERSION_STRING "\n");
+            break;
+        default:
+            status = print_text(usage);
+            break;
+        }
+    }
+    cli_args_release(&a);
+    return status;
+}

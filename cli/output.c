@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output of the CLI. JSON here is only ever written, never read, and its
+ * shapes are fixed; a JSON library would add nothing but a dependency.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+size_t base64_encode(const unsigned char *in, size_t len, char *out)
+{
+    static const char abc[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0, i = 0;
+    for (; i + 2 < len; i += 3) {
+        unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 |
+                     in[i + 2];
+        out[o++] = abc[v >> 18];
+        out[o++] = abc[(v >> 12) & 63];
+        out[o++] = abc[(v >> 6) & 63];
+        out[o++] = abc[v & 63];
+    }
+    if (i < len) {
+        unsigned v = (unsigned)in[i] << 16;
+        if (i + 1 < len)
+            v |= (unsigned)in[i + 1] << 8;
+        out[o++] = abc[v >> 18];
+        out[o++] = abc[(v >> 12) & 63];
+        out[o++] = i + 1 < len ? abc[(v >> 6) & 63] : '=';
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* The length of the valid UTF-8 sequence at `s`, or 0 if it is not one. */
+static size_t utf8_length(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned cp = c & (0x3f >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+size_t json_quote(const char *s, char *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    out[o++] = '"';
+    while (*p != '\0') {
+        size_t n = utf8_length(p);
+        if (n == 0) {
+            o += (size_t)sprintf(out + o, "\\ufffd");
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)*p++;
+        } else if (*p < 0x20) {
+            o += (size_t)sprintf(out + o, "\\u%04x", *p++);
+        } else {
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+        }
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return o;
+}
+
+static int write_line(const char *buf, size_t len)
+{
+    return write_all(1, buf, len);
+}
+
+static size_t put_optional_int(char *out, bool has, int value)
+{
+    return has ? (size_t)sprintf(out, "%d", value)
+               : (size_t)sprintf(out, "null");
+}
+
+int json_write_item(const struct bsh_item *item)
+{
+    /* Room for a base64 chunk and the fixed keys. */
+    char line[BSH_CHUNK_MAX / 3 * 4 + 256];
+    bool is_out = item->kind == BSH_ITEM_STDOUT;
+    bool is_err = item->kind == BSH_ITEM_STDERR;
+    size_t o = (size_t)sprintf(line, "{\"stdout\":\"");
+    if (is_out)
+        o += base64_encode(item->data, item->len, line + o);
+    o += (size_t)sprintf(line + o, "\",\"stderr\":\"");
+    if (is_err)
+        o += base64_encode(item->data, item->len, line + o);
+    o += (size_t)sprintf(line + o, "\",\"exit_code\":");
+    o += put_optional_int(line + o, item->has_exit_code, item->exit_code);
+    o += (size_t)sprintf(line + o, ",\"signal\":");
+    o += put_optional_int(line + o, item->has_signal, item->signal);
+    o += (size_t)sprintf(line + o, ",\"truncated\":%s}\n",
+                         item->truncated ? "true" : "false");
+    return write_line(line, o);
+}
+
+/* Writes {"KEY":"QUOTED",...} lines built around one quoted message. */
+static int write_with_message(const char *before, const char *message,
+                              const char *after)
+{
+    size_t need = strlen(before) + 6 * strlen(message) + strlen(after) + 8;
+    char *line = malloc(need);
+    if (line == NULL)
+        return -1;
+    size_t o = (size_t)sprintf(line, "%s", before);
+    o += json_quote(message, line + o);
+    o += (size_t)sprintf(line + o, "%s\n", after);
+    int rc = write_line(line, o);
+    free(line);
+    return rc;
+}
+
+int json_write_error(const char *message, const char *stage)
+{
+    char after[64];
+    snprintf(after, sizeof(after), ",\"stage\":\"%s\"}", stage);
+    return write_with_message("{\"error\":", message, after);
+}
+
+int json_write_check(const char *error)
+{
+    if (error == NULL)
+        return write_line("{\"allowed\":true}\n", 17);
+    return write_with_message("{\"allowed\":false,\"error\":", error, "}");
+}

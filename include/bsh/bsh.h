@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libbsh: run `bash -c COMMAND` for another program, stream what it writes
+ * as it writes it, and end every run with exactly one status.
+ *
+ * The library never prints, never exits, starts no thread, installs no
+ * signal handler and never reaps a child that is not its own.
+ */
+#ifndef BSH_BSH_H
+#define BSH_BSH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#    define BSH_API __attribute__((visibility("default")))
+#else
+#    define BSH_API
+#endif
+
+#define BSH_VERSION_MAJOR  0
+#define BSH_VERSION_MINOR  1
+#define BSH_VERSION_PATCH  0
+#define BSH_VERSION_STRING "0.1.0"
+
+/** The version of the library linked at run time, e.g. "0.1.0". */
+BSH_API const char *bsh_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+/** Return codes. Zero or positive means success. */
+enum bsh_status {
+    BSH_OK = 0,
+    BSH_EINVAL = -1,  /* caller misuse (NULL where not allowed, ...) */
+    BSH_EGUARD = -2,  /* a pre-spawn guard rejected the command */
+    BSH_ESTREAM = -3, /* the stream ended with an error: bsh_stream_error() */
+    BSH_EAGAIN = -4,  /* bsh_stream_try_next(): nothing ready yet */
+    BSH_ENOMEM = -5,  /* out of memory */
+};
+
+/** The longest message a bsh_error holds, with its NUL. */
+#define BSH_ERROR_MAX 512
+
+/**
+ * The reference's BashError: `text_err` is the guard message. `exec_err`
+ * mirrors the reference's optional execution detail; run() never sets it.
+ */
+struct bsh_error {
+    char text_err[BSH_ERROR_MAX];
+    int pattern;       /* 1-based number of the matching pattern, 0: none */
+    bool has_exec_err; /* always false from the guards */
+    struct {
+        const char *stderr_text;
+        int signal;
+    } exec_err;
+};
+
+/* ------------------------------------------------------------------ */
+/* Guards                                                              */
+
+/** The number of critical patterns (SPEC 1.2). */
+#define BSH_PATTERN_COUNT 20
+
+/** One critical pattern: its number (1-based, list order), category and
+ *  exact source text. The strings are static. */
+struct bsh_pattern {
+    int number;
+    const char *category;
+    const char *regex;
+};
+
+/** The pattern at `index` (0-based), or NULL past the end. */
+BSH_API const struct bsh_pattern *bsh_pattern_at(size_t index);
+
+/**
+ * Run only the pre-spawn guards on `command`, in order: the absolute-path
+ * check, then the critical patterns in list order. Returns BSH_OK when the
+ * command is allowed, BSH_EGUARD when it is rejected (the message goes to
+ * `err->text_err` when `err` is not NULL). Thread-safe; time linear in the
+ * command's length.
+ */
+BSH_API int bsh_check(const char *command, size_t len, struct bsh_error *err);
+
+/** True when `name` matches ^[A-Za-z_][A-Za-z0-9_]*$ (the whole string). */
+BSH_API bool bsh_env_name_valid(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Runs and their streams                                              */
+
+/** No deadline: the run lasts as long as the command. */
+#define BSH_NO_TIMEOUT (-1)
+
+/** Chunks are at most this long; a chunk of exactly this length has
+ *  `truncated` set ("more may follow"). */
+#define BSH_CHUNK_MAX 4096
+
+/** Terminal size of the PTY path. */
+#define BSH_PTY_ROWS 24
+#define BSH_PTY_COLS 80
+
+/** One environment variable, added on top of the inherited environment. */
+struct bsh_env_var {
+    const char *name;
+    const char *value;
+};
+
+/**
+ * What to run. Everything is borrowed and only needs to persist until
+ * bsh_run() returns. Zero-initialise, then set what you need; a zero
+ * `timeout_ms` means "time out at once", so start from BSH_RUN_OPTS_INIT.
+ */
+struct bsh_run_opts {
+    const char *command;            /* run as: bash -c <command> */
+    const char *cwd;                /* NULL or "": inherit */
+    const struct bsh_env_var *env;  /* NULL: inherit unchanged */
+    size_t env_count;               /* later duplicates win */
+    int64_t timeout_ms;             /* BSH_NO_TIMEOUT, 0, or > 0 */
+    bool pty;                       /* 24x80 pseudo-terminal instead of pipes */
+};
+#define BSH_RUN_OPTS_INIT {NULL, NULL, NULL, 0, BSH_NO_TIMEOUT, false}
+
+enum bsh_item_kind {
+    BSH_ITEM_STDOUT = 1, /* 1..BSH_CHUNK_MAX bytes of stdout */
+    BSH_ITEM_STDERR,     /* 1..BSH_CHUNK_MAX bytes of stderr */
+    BSH_ITEM_STATUS,     /* the run is over; comes last and exactly once */
+};
+
+/**
+ * One item of a stream: the reference's SpawnOutput. For a chunk `data`
+ * points into the stream's own buffer and stays valid until the next call
+ * on the stream. A status has `len` 0 and exactly one of `has_exit_code`
+ * and `has_signal`; a timeout is `signal` -1.
+ */
+struct bsh_item {
+    enum bsh_item_kind kind;
+    const unsigned char *data;
+    size_t len;
+    bool truncated; /* len == BSH_CHUNK_MAX */
+    bool has_exit_code;
+    int exit_code;
+    bool has_signal;
+    int signal; /* the killing signal, or -1 for a timeout */
+};
+
+struct bsh_stream;
+
+/**
+ * The raw engine run (the reference's run()). Checks the guards first; on
+ * rejection returns BSH_EGUARD, fills `err` and starts nothing. Otherwise
+ * stores a new stream in `*out` and returns BSH_OK. Errors found later (bad
+ * environment name, spawn failure, bad working directory, read or wait
+ * failure) are errors of the stream: bsh_stream_next() reports them.
+ */
+BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
+                    struct bsh_error *err);
+
+/**
+ * Pull the next item, blocking until one is ready. Returns 1 with `*item`
+ * filled, 0 when the stream has ended, or BSH_ESTREAM when it ended with an
+ * error (text from bsh_stream_error()); every later call returns 0.
+ */
+BSH_API int bsh_stream_next(struct bsh_stream *stream, struct bsh_item *item);
+
+/** As bsh_stream_next(), but returns BSH_EAGAIN instead of blocking. */
+BSH_API int bsh_stream_try_next(struct bsh_stream *stream,
+                                struct bsh_item *item);
+
+/**
+ * One file descriptor that polls readable (POLLIN) whenever the stream can
+ * make progress: output, the child's exit, the deadline or a cancel. Add it
+ * to your poll/epoll/libuv loop and call bsh_stream_try_next() until it
+ * returns BSH_EAGAIN. Owned by the stream; do not close it.
+ */
+BSH_API int bsh_stream_fd(const struct bsh_stream *stream);
+
+/**
+ * Ask the stream to stop: the next call kills the whole process group
+ * with SIGKILL, reaps the child and yields its status. Safe from any thread
+ * and from a signal handler (one atomic store and one write(2)).
+ */
+BSH_API void bsh_stream_cancel(struct bsh_stream *stream);
+
+/** The message of the error that ended the stream, or NULL. */
+BSH_API const char *bsh_stream_error(const struct bsh_stream *stream);
+
+/** The child's process id (its process group id), or -1 when none runs. */
+BSH_API int bsh_stream_pid(const struct bsh_stream *stream);
+
+/**
+ * Free the stream. If it has not ended, kills the whole process group with
+ * SIGKILL and reaps the child first. NULL is a no-op.
+ */
+BSH_API void bsh_stream_free(struct bsh_stream *stream);
+
+/* ------------------------------------------------------------------ */
+/* The wrapper (the reference's Bash)                                  */
+
+struct bsh_bash;
+
+/**
+ * A new execution context: working directory, environment, timeout and PTY
+ * flag copied from `opts` (its `command` is ignored). Returns NULL when out
+ * of memory.
+ */
+BSH_API struct bsh_bash *bsh_bash_new(const struct bsh_run_opts *opts);
+
+/**
+ * Run `command` in the context. Fails only on the guards (BSH_EGUARD with
+ * `err` filled). The stream drops the raw stream's errors: they surface as
+ * an empty or shortened stream, as in the reference.
+ */
+BSH_API int bsh_bash_run(const struct bsh_bash *bash, const char *command,
+                         struct bsh_stream **out, struct bsh_error *err);
+
+/** The MCP tool description of `bash_run`, as a static JSON string. */
+BSH_API const char *bsh_bash_tool_json(void);
+
+BSH_API void bsh_bash_free(struct bsh_bash *bash);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BSH_BSH_H */

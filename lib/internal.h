@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Declarations shared inside libbsh. Nothing here is exported.
+ */
+#ifndef BSH_INTERNAL_H
+#define BSH_INTERNAL_H
+
+#include "bsh/bsh.h"
+
+#include <stdarg.h>
+#include <sys/types.h>
+
+/* The kernel's limit on one argument (MAX_ARG_STRLEN), with its NUL. */
+#define BSH_ARG_MAX 131072
+
+/* policy.c: match pattern `index` (0-based) with either engine. The DFA
+ * one returns -1 when that pattern has no DFA. */
+int bsh__pattern_match_dfa(size_t index, const char *s, size_t len);
+int bsh__pattern_match_pcre(size_t index, const char *s, size_t len);
+
+/* env.c: the child's environment, `environ` overlaid with `vars` (later
+ * duplicates win); a NULL-terminated array in one allocation, or NULL when
+ * out of memory. Callers have validated the names. */
+char **bsh__env_build(const struct bsh_env_var *vars, size_t count);
+
+/* spawn.c: start bash -c `command`. On success fills the child's pid and
+ * the parent's ends (pipes: out and err; PTY: out is the master, err -1)
+ * and returns 0. On failure returns -1 with the reason in `why`. */
+struct bsh__spawn {
+    pid_t pid;
+    int out_fd;
+    int err_fd;
+};
+int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
+                     struct bsh__spawn *sp, char *why, size_t why_len);
+int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
+                   struct bsh__spawn *sp, char *why, size_t why_len);
+
+/* Formats into a fixed buffer, always NUL-terminated, truncating. */
+void bsh__format(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* stream.c: a stream for the wrapper, which drops the raw errors. */
+int bsh__run_quiet(const struct bsh_run_opts *opts, struct bsh_stream **out,
+                   struct bsh_error *err);
+
+#endif

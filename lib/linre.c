@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * linre: subset construction of the parser's NFA into a complete DFA, built
+ * once when the pattern is compiled. Afterwards a match is one table lookup
+ * per byte, with no allocation and no shared mutable state.
+ *
+ * Assertions (\b, ^, $) depend on the bytes on both sides of a position. A
+ * DFA state therefore holds the NFA states reached so far plus what it knows
+ * of the previous byte (start of text, word byte); the epsilon closure is
+ * taken when the next byte (or the end) is known, so every assertion can be
+ * decided. The unanchored search re-enters the NFA start at every position.
+ */
+#include "linre.h"
+
+#include "linre_nfa.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STATES  4096
+#define HASH_SLOTS  (MAX_STATES * 2)
+#define STATE_MATCH (-1)
+
+enum { FLAG_AT_START = 1, FLAG_PREV_WORD = 2 };
+
+struct linre {
+    uint8_t byte_class[256];
+    int nclasses;
+    int nstates;
+    int32_t *trans; /* nstates * nclasses; STATE_MATCH ends the search */
+    bool *accept_at_end;
+};
+
+struct dstate {
+    unsigned flags;
+    int n;
+    int *set; /* sorted NFA node indexes */
+};
+
+struct builder {
+    struct nfa *nfa;
+    struct linre *re;
+    uint8_t class_byte[256]; /* a representative byte of each class */
+    struct dstate *states;
+    int hash[HASH_SLOTS]; /* state index + 1; 0 = empty */
+    int *stack, *mark, stamp;
+    int *closure, nclosure; /* SET nodes of the last closure */
+    int *next;              /* scratch for the next state's set */
+};
+
+int bsh__nfa_add(struct nfa *nfa, enum node_type type, int out, int out1)
+{
+    if (nfa->count >= NFA_MAX_NODES)
+        return -1;
+    struct nfa_node *n = &nfa->nodes[nfa->count];
+    memset(n, 0, sizeof(*n));
+    n->type = type;
+    n->out = out;
+    n->out1 = out1;
+    return nfa->count++;
+}
+
+static bool is_word_byte(unsigned c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+           (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool assertion_holds(int kind, unsigned flags, bool next_word,
+                            bool at_end)
+{
+    bool prev_word = (flags & FLAG_PREV_WORD) != 0;
+    switch (kind) {
+    case ASSERT_WORD:
+        return prev_word != (next_word && !at_end);
+    case ASSERT_NOT_WORD:
+        return prev_word == (next_word && !at_end);
+    case ASSERT_BEGIN:
+        return (flags & FLAG_AT_START) != 0;
+    case ASSERT_END:
+        return at_end;
+    default:
+        return false;
+    }
+}
+
+/* Two bytes share a class when every SET node and the word test treat them
+ * alike; the DFA then needs one column per class, not per byte. */
+static void build_byte_classes(struct builder *b)
+{
+    struct linre *re = b->re;
+    const struct nfa *nfa = b->nfa;
+    re->nclasses = 0;
+    for (unsigned c = 0; c < 256; c++) {
+        int k;
+        for (k = 0; k < re->nclasses; k++) {
+            unsigned r = b->class_byte[k];
+            bool same = is_word_byte(c) == is_word_byte(r);
+            for (int i = 0; same && i < nfa->count; i++) {
+                const struct nfa_node *n = &nfa->nodes[i];
+                same = n->type != NODE_SET ||
+                       bsh__byteset_has(&n->set, c) ==
+                           bsh__byteset_has(&n->set, r);
+            }
+            if (same)
+                break;
+        }
+        if (k == re->nclasses)
+            b->class_byte[re->nclasses++] = (uint8_t)c;
+        re->byte_class[c] = (uint8_t)k;
+    }
+}
+
+/* Follows epsilon edges from the start node and `set` under the given
+ * context; collects the SET nodes in b->closure. True if MATCH is reached. */
+static bool take_closure(struct builder *b, const struct dstate *st,
+                         bool next_word, bool at_end)
+{
+    const struct nfa *nfa = b->nfa;
+    int top = 0;
+    bool matched = false;
+    b->stamp++;
+    b->nclosure = 0;
+    b->stack[top++] = nfa->start;
+    for (int i = 0; i < st->n; i++)
+        b->stack[top++] = st->set[i];
+    while (top > 0) {
+        int i = b->stack[--top];
+        if (i < 0 || b->mark[i] == b->stamp)
+            continue;
+        b->mark[i] = b->stamp;
+        const struct nfa_node *n = &nfa->nodes[i];
+        switch (n->type) {
+        case NODE_SET:
+            b->closure[b->nclosure++] = i;
+            break;
+        case NODE_SPLIT:
+            b->stack[top++] = n->out1;
+            b->stack[top++] = n->out;
+            break;
+        case NODE_ASSERT:
+            if (assertion_holds(n->assert_kind, st->flags, next_word, at_end))
+                b->stack[top++] = n->out;
+            break;
+        case NODE_MATCH:
+            matched = true;
+            break;
+        }
+    }
+    return matched;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static unsigned hash_state(unsigned flags, const int *set, int n)
+{
+    uint32_t h = 2166136261u ^ flags;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint32_t)set[i]) * 16777619u;
+    return h;
+}
+
+/* The index of the state (flags, set), added if new; -1 when the DFA
+ * would grow past MAX_STATES. */
+static int intern_state(struct builder *b, unsigned flags, const int *set,
+                        int n)
+{
+    unsigned slot = hash_state(flags, set, n) % HASH_SLOTS;
+    for (;; slot = (slot + 1) % HASH_SLOTS) {
+        int id = b->hash[slot] - 1;
+        if (id < 0)
+            break;
+        const struct dstate *s = &b->states[id];
+        if (s->flags == flags && s->n == n &&
+            memcmp(s->set, set, (size_t)n * sizeof(*set)) == 0)
+            return id;
+    }
+    if (b->re->nstates >= MAX_STATES)
+        return -1;
+    int id = b->re->nstates;
+    struct dstate *s = &b->states[id];
+    s->set = malloc((size_t)(n > 0 ? n : 1) * sizeof(*set));
+    if (s->set == NULL)
+        return -1;
+    memcpy(s->set, set, (size_t)n * sizeof(*set));
+    s->flags = flags;
+    s->n = n;
+    b->hash[slot] = id + 1;
+    b->re->nstates++;
+    return id;
+}
+
+/* The successor of `st` on byte `c`, given its closure in b->closure. */
+static int step(struct builder *b, unsigned c)
+{
+    int n = 0;
+    for (int i = 0; i < b->nclosure; i++) {
+        const struct nfa_node *node = &b->nfa->nodes[b->closure[i]];
+        if (bsh__byteset_has(&node->set, c))
+            b->next[n++] = node->out;
+    }
+    qsort(b->next, (size_t)n, sizeof(*b->next), cmp_int);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || b->next[u - 1] != b->next[i])
+            b->next[u++] = b->next[i];
+    return intern_state(b, is_word_byte(c) ? FLAG_PREV_WORD : 0, b->next, u);
+}
+
+/* Fills the transitions of state `id` for every byte class. */
+static int expand_state(struct builder *b, int id)
+{
+    struct linre *re = b->re;
+    for (int k = 0; k < re->nclasses; k++) {
+        unsigned c = b->class_byte[k];
+        /* b->states may move while interning: copy the key out. */
+        struct dstate st = b->states[id];
+        int to = STATE_MATCH;
+        if (!take_closure(b, &st, is_word_byte(c), false)) {
+            to = step(b, c);
+            if (to < 0)
+                return -1;
+        }
+        re->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
+    }
+    struct dstate st = b->states[id];
+    re->accept_at_end[id] = take_closure(b, &st, false, true);
+    return 0;
+}
+
+static int determinize(struct builder *b)
+{
+    struct linre *re = b->re;
+    re->trans = malloc((size_t)MAX_STATES * (size_t)re->nclasses *
+                       sizeof(*re->trans));
+    re->accept_at_end = calloc(MAX_STATES, sizeof(*re->accept_at_end));
+    if (re->trans == NULL || re->accept_at_end == NULL)
+        return -1;
+    if (intern_state(b, FLAG_AT_START, NULL, 0) != 0)
+        return -1;
+    for (int id = 0; id < re->nstates; id++)
+        if (expand_state(b, id) < 0)
+            return -1;
+    return 0;
+}
+
+static int builder_init(struct builder *b, struct linre *re, struct nfa *nfa)
+{
+    memset(b->hash, 0, sizeof(b->hash));
+    b->re = re;
+    b->nfa = nfa;
+    b->stamp = 0;
+    size_t n = (size_t)nfa->count + 1;
+    b->states = calloc(MAX_STATES, sizeof(*b->states));
+    b->stack = malloc((3 * n + 2) * sizeof(int));
+    b->mark = calloc(n, sizeof(int));
+    b->closure = malloc(n * sizeof(int));
+    b->next = malloc(n * sizeof(int));
+    return b->states && b->stack && b->mark && b->closure && b->next ? 0
+                                                                      : -1;
+}
+
+static void builder_release(struct builder *b)
+{
+    if (b->states != NULL)
+        for (int i = 0; i < b->re->nstates; i++)
+            free(b->states[i].set);
+    free(b->states);
+    free(b->stack);
+    free(b->mark);
+    free(b->closure);
+    free(b->next);
+}
+
+int bsh__linre_compile(const char *pattern, struct linre **out)
+{
+    *out = NULL;
+    struct nfa *nfa = calloc(1, sizeof(*nfa));
+    struct linre *re = calloc(1, sizeof(*re));
+    struct builder *b = calloc(1, sizeof(*b));
+    int rc = -1;
+    if (nfa == NULL || re == NULL || b == NULL ||
+        bsh__nfa_parse(pattern, nfa) < 0 || builder_init(b, re, nfa) < 0)
+        goto done;
+    build_byte_classes(b);
+    rc = determinize(b);
+done:
+    if (b != NULL && b->re != NULL)
+        builder_release(b);
+    free(b);
+    free(nfa);
+    if (rc == 0) {
+        /* Give back the unused tail of the state table. */
+        size_t size = (size_t)re->nstates * (size_t)re->nclasses;
+        int32_t *t = realloc(re->trans, size * sizeof(*t));
+        if (t != NULL)
+            re->trans = t;
+        *out = re;
+    } else {
+        bsh__linre_free(re);
+    }
+    return rc;
+}
+
+bool bsh__linre_match(const struct linre *re, const unsigned char *subject,
+                      size_t len)
+{
+    const int32_t *trans = re->trans;
+    const size_t ncls = (size_t)re->nclasses;
+    int32_t s = 0;
+    for (size_t i = 0; i < len; i++) {
+        s = trans[(size_t)s * ncls + re->byte_class[subject[i]]];
+        if (s == STATE_MATCH)
+            return true;
+    }
+    return re->accept_at_end[s];
+}
+
+size_t bsh__linre_states(const struct linre *re)
+{
+    return (size_t)re->nstates;
+}
+
+void bsh__linre_free(struct linre *re)
+{
+    if (re == NULL)
+        return;
+    free(re->trans);
+    free(re->accept_at_end);
+    free(re);
+}

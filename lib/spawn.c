@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Starting `bash -c COMMAND` with posix_spawn, which glibc runs as a vfork:
+ * no page-table copy, so a parent with a large heap spawns as fast as a
+ * small one. Everything that allocates (argv, envp) is done by the caller
+ * before; the child only applies the attributes and file actions below.
+ *
+ * The recipe, both modes:
+ *  - every fd of ours is close-on-exec, and a closefrom(3) file action
+ *    drops whatever else the caller leaked, so only 0, 1 and 2 reach bash;
+ *  - all signal dispositions back to SIG_DFL and an empty signal mask, even
+ *    if the caller ignores SIGPIPE or blocks signals;
+ *  - pipes: a new process group (pgid = pid) and stdin from /dev/null;
+ *    PTY: a new session whose controlling terminal is the slave, acquired
+ *    by opening it in the file actions after setsid;
+ *  - the working directory is a chdir file action, so a bad one fails the
+ *    spawn instead of running somewhere else.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int close_fd(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+/* Moves a pipe end that landed on 0, 1 or 2 (the caller had closed its
+ * own stdio) above 2, so that the dup2 file actions cannot clobber it. */
+static int move_above_stdio(int fd)
+{
+    if (fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return high;
+}
+
+static int make_pipe(int fds[2])
+{
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return -1;
+    fds[0] = move_above_stdio(fds[0]);
+    fds[1] = move_above_stdio(fds[1]);
+    if (fds[0] < 0 || fds[1] < 0) {
+        fds[0] = close_fd(fds[0]);
+        fds[1] = close_fd(fds[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* Attributes shared by both modes: default dispositions, empty mask, and
+ * either a new process group or a new session. */
+static int init_attr(posix_spawnattr_t *attr, bool new_session)
+{
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    flags |= new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;
+    int rc = posix_spawnattr_init(attr);
+    if (rc == 0)
+        rc = posix_spawnattr_setflags(attr, flags);
+    if (rc == 0)
+        rc = posix_spawnattr_setsigdefault(attr, &all);
+    if (rc == 0)
+        rc = posix_spawnattr_setsigmask(attr, &none);
+    if (rc == 0 && !new_session)
+        rc = posix_spawnattr_setpgroup(attr, 0);
+    return rc;
+}
+
+/* The file actions after stdio is in place: working directory, then drop
+ * every fd above 2. */
+static int add_common_actions(posix_spawn_file_actions_t *fa, const char *cwd)
+{
+    int rc = 0;
+    if (cwd != NULL)
+        rc = posix_spawn_file_actions_addchdir_np(fa, cwd);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_addclosefrom_np(fa, 3);
+    return rc;
+}
+
+/* posix_spawn reports a failed chdir and a failed exec with the same
+ * errno; look at the directory to say which it was. */
+static void explain_failure(int rc, const char *cwd, const char *prefix,
+                            char *why, size_t why_len)
+{
+    struct stat st;
+    if (cwd != NULL && stat(cwd, &st) < 0)
+        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
+                    prefix, cwd, strerror(errno));
+    else if (cwd != NULL && !S_ISDIR(st.st_mode))
+        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
+                    prefix, cwd, strerror(ENOTDIR));
+    else
+        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+}
+
+static int spawn_bash(pid_t *pid, const posix_spawn_file_actions_t *fa,
+                      const posix_spawnattr_t *attr, const char *command,
+                      char **envp)
+{
+    char *argv[] = {(char *)"bash", (char *)"-c", (char *)command, NULL};
+    return posix_spawnp(pid, "bash", fa, attr, argv,
+                        envp != NULL ? envp : environ);
+}
+
+int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
+                     struct bsh__spawn *sp, char *why, size_t why_len)
+{
+    static const char prefix[] = "failed to spawn bash process";
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool have_fa = false, have_attr = false;
+    int rc;
+
+    if (make_pipe(out) < 0 || make_pipe(err) < 0) {
+        rc = errno;
+        goto fail;
+    }
+    have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;
+    if (rc == 0)
+        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    if (rc == 0)
+        rc = add_common_actions(&fa, cwd);
+    if (rc == 0)
+        have_attr = (rc = init_attr(&attr, false)) == 0;
+    if (rc == 0)
+        rc = spawn_bash(&sp->pid, &fa, &attr, command, envp);
+    if (rc != 0) {
+        explain_failure(rc, cwd, prefix, why, why_len);
+        goto cleanup;
+    }
+    if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0) {
+        rc = errno; /* cannot happen on a fresh pipe; keep the path honest */
+        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+        kill(-sp->pid, SIGKILL);
+        goto cleanup;
+    }
+    sp->out_fd = out[0];
+    sp->err_fd = err[0];
+    out[0] = err[0] = -1;
+    goto cleanup;
+fail:
+    bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+cleanup:
+    if (have_fa)
+        posix_spawn_file_actions_destroy(&fa);
+    if (have_attr)
+        posix_spawnattr_destroy(&attr);
+    close_fd(out[0]);
+    close_fd(out[1]);
+    close_fd(err[0]);
+    close_fd(err[1]);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Opens a PTY master (close-on-exec, non-blocking) sized 24x80 and
+ * returns it, with the slave's path in `name`; -1 with errno on failure. */
+static int open_master(char *name, size_t len)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0)
+        return -1;
+    m = move_above_stdio(m);
+    struct winsize ws = {BSH_PTY_ROWS, BSH_PTY_COLS, 0, 0};
+    if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
+        ptsname_r(m, name, len) != 0 || ioctl(m, TIOCSWINSZ, &ws) < 0 ||
+        set_nonblocking(m) < 0) {
+        int saved = errno;
+        close_fd(m);
+        errno = saved;
+        return -1;
+    }
+    return m;
+}
+
+int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
+                   struct bsh__spawn *sp, char *why, size_t why_len)
+{
+    char slave[128];
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool have_fa = false, have_attr = false;
+    int rc;
+
+    int master = open_master(slave, sizeof(slave));
+    if (master < 0) {
+        bsh__format(why, why_len, "failed to open pty: %s", strerror(errno));
+        return -1;
+    }
+    /* Opening the slave without O_NOCTTY after setsid makes it the
+     * session's controlling terminal. */
+    have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;
+    if (rc == 0)
+        rc = posix_spawn_file_actions_addopen(&fa, 0, slave, O_RDWR, 0);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, 0, 1);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, 0, 2);
+    if (rc == 0)
+        rc = add_common_actions(&fa, cwd);
+    if (rc == 0)
+        have_attr = (rc = init_attr(&attr, true)) == 0;
+    if (rc == 0)
+        rc = spawn_bash(&sp->pid, &fa, &attr, command, envp);
+    if (rc != 0) {
+        explain_failure(rc, cwd, "failed to spawn command in pty", why,
+                        why_len);
+        master = close_fd(master);
+    }
+    if (have_fa)
+        posix_spawn_file_actions_destroy(&fa);
+    if (have_attr)
+        posix_spawnattr_destroy(&attr);
+    sp->out_fd = master;
+    sp->err_fd = -1;
+    return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small helpers without a better home: the version and bounded formatting.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+const char *bsh_version(void)
+{
+    return BSH_VERSION_STRING;
+}
+
+void bsh__format(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 && size > 0)
+        buf[0] = '\0';
+}
