@@ -75,7 +75,12 @@ static int set_nonblocking(int fd)
 static int init_attr(posix_spawnattr_t *attr, bool new_session)
 {
     sigset_t all, none;
-    sigfillset(&all);
+    /* Not sigfillset(): glibc leaves its two internal signals (32, 33) out
+     * of that, and its spawn child then sets them to SIG_IGN, which bash
+     * and everything it runs would inherit. Every bit set asks for
+     * SIG_DFL on all of them; SIGKILL and SIGSTOP are skipped by the
+     * kernel. */
+    memset(&all, 0xff, sizeof(all));
     sigemptyset(&none);
     short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
     flags |= new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;

@@ -49,7 +49,9 @@ struct bsh_stream {
     bool ready[2];
     int turn; /* which output to read first */
     int epfd, wakefd, timerfd, pidfd;
-    bool exited;   /* the pidfd polled readable */
+    int pidfd_errno;   /* why pidfd_open failed, if it did */
+    bool exit_watched; /* the pidfd is in the poll set */
+    bool exited;       /* the pidfd polled readable */
     bool deadline_set, deadline_hit;
     struct timespec deadline;
     atomic_int cancelled;
@@ -153,6 +155,20 @@ static void status_item(struct bsh_item *item, int status, bool timed_out)
     }
 }
 
+/* Records why waiting for the child failed. ECHILD and ESRCH mean that
+ * something else reaped it: a caller that ignores SIGCHLD gets its
+ * children reaped by the kernel. */
+static void wait_error(struct bsh_stream *s, int err)
+{
+    const char *why = err == ECHILD || err == ESRCH
+                          ? "the child was reaped elsewhere (is SIGCHLD "
+                            "ignored?)"
+                          : strerror(err);
+    bsh__format(s->error, sizeof(s->error),
+                "failed to wait for bash process: %s", why);
+    s->has_error = true;
+}
+
 /* Ends the stream with an error (or silently, for the wrapper). */
 static int end_with_error(struct bsh_stream *s)
 {
@@ -170,13 +186,7 @@ static int finish(struct bsh_stream *s, struct bsh_item *item, bool timed_out)
     release_fds(s);
     s->phase = PHASE_DONE;
     if (rc < 0) {
-        const char *why = errno == ECHILD
-                              ? "the child was reaped elsewhere (is SIGCHLD "
-                                "ignored?)"
-                              : strerror(errno);
-        bsh__format(s->error, sizeof(s->error),
-                    "failed to wait for bash process: %s", why);
-        s->has_error = true;
+        wait_error(s, errno);
         return end_with_error(s);
     }
     status_item(item, status, timed_out);
@@ -277,16 +287,16 @@ static bool outputs_ready(const struct bsh_stream *s)
     return (s->fds[0] >= 0 && s->ready[0]) || (s->fds[1] >= 0 && s->ready[1]);
 }
 
-/* After both outputs ended, the child's exit is what we wait for. */
+/* After both outputs ended, the child's exit is what we wait for. The
+ * pidfd joins the poll set only now: while output flows, an exited child
+ * would keep it readable and spin the loop. */
 static int watch_exit(struct bsh_stream *s)
 {
-    if (s->pidfd >= 0)
+    if (s->exit_watched)
         return 0;
-    s->pidfd = pidfd_open(s->pid, 0);
+    s->exit_watched = true;
     if (s->pidfd < 0 || watch(s, s->pidfd, TAG_EXIT) < 0) {
-        bsh__format(s->error, sizeof(s->error),
-                    "failed to wait for bash process: %s", strerror(errno));
-        s->has_error = true;
+        wait_error(s, s->pidfd < 0 ? s->pidfd_errno : errno);
         kill_group(s);
         int status;
         reap(s, &status);
@@ -477,6 +487,10 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         return;
     }
     s->pid = sp.pid;
+    /* Open the pidfd at once: our unreaped child cannot be replaced by
+     * another process under the same pid while it is our zombie. */
+    s->pidfd = pidfd_open(s->pid, PIDFD_NONBLOCK);
+    s->pidfd_errno = s->pidfd < 0 ? errno : 0;
     s->fds[0] = sp.out_fd;
     s->fds[1] = sp.err_fd;
     s->phase = PHASE_RUNNING;
