@@ -85,8 +85,8 @@ static const struct opt_spec opt_specs[] = {
 /* Which options each subcommand takes, as a bit per enum opt. */
 static unsigned allowed_opts(enum cli_command c)
 {
-    unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
-                        1u << OPT_PTY;
+    unsigned run_opts =
+        1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT | 1u << OPT_PTY;
     switch (c) {
     case CLI_RUN:
         return run_opts | 1u << OPT_JSON;
@@ -108,8 +108,7 @@ static const struct opt_spec *find_opt(const char *arg,
     for (size_t i = 0; i < sizeof(opt_specs) / sizeof(opt_specs[0]); i++) {
         const struct opt_spec *o = &opt_specs[i];
         if (arg[1] != '-') {
-            if (o->short_name != 0 && arg[1] == o->short_name &&
-                arg[2] == '\0')
+            if (o->short_name != 0 && arg[1] == o->short_name && arg[2] == '\0')
                 return o;
             continue;
         }
@@ -183,8 +182,7 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
     int operands = argc - i;
     bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
     if (wants_command && operands == 0)
-        return usage_error(a, "%s: missing COMMAND",
-                           command_name(a->command));
+        return usage_error(a, "%s: missing COMMAND", command_name(a->command));
     if (operands > (wants_command ? 1 : 0))
         return usage_error(a,
                            wants_command
@@ -206,18 +204,18 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
         const char *word;
         enum cli_command command;
     } words[] = {
-        {"run", CLI_RUN},         {"check", CLI_CHECK},
+        {"run", CLI_RUN},           {"check", CLI_CHECK},
         {"patterns", CLI_PATTERNS}, {"mcp", CLI_MCP},
         {"--version", CLI_VERSION}, {"--help", CLI_HELP},
-        {"-h", CLI_HELP},          {"help", CLI_HELP},
+        {"-h", CLI_HELP},           {"help", CLI_HELP},
     };
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(argv[1], words[i].word) == 0) {
             a->command = words[i].command;
             if (a->command >= CLI_VERSION)
-                return argc == 2 ? 0
-                                 : usage_error(a, "%s takes no arguments",
-                                               argv[1]);
+                return argc == 2
+                           ? 0
+                           : usage_error(a, "%s takes no arguments", argv[1]);
             return parse_rest(a, argc - 2, argv + 2);
         }
     }

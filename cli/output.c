@@ -32,8 +32,8 @@ size_t base64_encode(const unsigned char *in, size_t len, char *out)
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     size_t o = 0, i = 0;
     for (; i + 2 < len; i += 3) {
-        unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 |
-                     in[i + 2];
+        unsigned v =
+            (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 | in[i + 2];
         out[o++] = abc[v >> 18];
         out[o++] = abc[(v >> 12) & 63];
         out[o++] = abc[(v >> 6) & 63];

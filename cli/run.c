@@ -30,8 +30,8 @@ void cli_error(const char *message)
     char line[BSH_ERROR_MAX + 16];
     int n = snprintf(line, sizeof(line), "bsh: %s\n", message);
     if (n > 0)
-        (void)write_all(2, line, (size_t)n < sizeof(line) ? (size_t)n
-                                                           : sizeof(line) - 1);
+        (void)write_all(
+            2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 static int status_exit(const struct bsh_item *item)
@@ -89,8 +89,7 @@ static void take_signal(struct run_state *st, int sfd, struct bsh_stream *s)
 /* Drives the stream to its end; returns 0, or -1 after a stream error. */
 static int pump(struct run_state *st, struct bsh_stream *s, int sfd)
 {
-    struct pollfd pfd[2] = {{bsh_stream_fd(s), POLLIN, 0},
-                            {sfd, POLLIN, 0}};
+    struct pollfd pfd[2] = {{bsh_stream_fd(s), POLLIN, 0}, {sfd, POLLIN, 0}};
     struct bsh_item item;
     for (;;) {
         int rc = bsh_stream_try_next(s, &item);

@@ -99,9 +99,8 @@ static void build_byte_classes(struct builder *b)
             bool same = is_word_byte(c) == is_word_byte(r);
             for (int i = 0; same && i < nfa->count; i++) {
                 const struct nfa_node *n = &nfa->nodes[i];
-                same = n->type != NODE_SET ||
-                       bsh__byteset_has(&n->set, c) ==
-                           bsh__byteset_has(&n->set, r);
+                same = n->type != NODE_SET || bsh__byteset_has(&n->set, c) ==
+                                                  bsh__byteset_has(&n->set, r);
             }
             if (same)
                 break;
@@ -236,8 +235,8 @@ static int expand_state(struct builder *b, int id)
 static int determinize(struct builder *b)
 {
     struct linre *re = b->re;
-    re->trans = malloc((size_t)MAX_STATES * (size_t)re->nclasses *
-                       sizeof(*re->trans));
+    re->trans =
+        malloc((size_t)MAX_STATES * (size_t)re->nclasses * sizeof(*re->trans));
     re->accept_at_end = calloc(MAX_STATES, sizeof(*re->accept_at_end));
     if (re->trans == NULL || re->accept_at_end == NULL)
         return -1;
@@ -261,8 +260,7 @@ static int builder_init(struct builder *b, struct linre *re, struct nfa *nfa)
     b->mark = calloc(n, sizeof(int));
     b->closure = malloc(n * sizeof(int));
     b->next = malloc(n * sizeof(int));
-    return b->states && b->stack && b->mark && b->closure && b->next ? 0
-                                                                      : -1;
+    return b->states && b->stack && b->mark && b->closure && b->next ? 0 : -1;
 }
 
 static void builder_release(struct builder *b)

@@ -140,8 +140,8 @@ static int escaped_byte(struct parser *ps)
     }
     /* Escaped punctuation stands for itself; letters and digits are
      * classes, assertions or backreferences handled elsewhere. */
-    if (c != '\0' && !((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' &&
-                                                  (c | 0x20) <= 'z'))) {
+    if (c != '\0' &&
+        !((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))) {
         ps->p++;
         return (unsigned char)c;
     }

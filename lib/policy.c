@@ -112,7 +112,8 @@ int bsh_check(const char *command, size_t len, struct bsh_error *err)
     if (command == NULL)
         return BSH_EINVAL;
     if (len > 0 && command[0] == '/')
-        return reject(err, 0, "absolute command not allowed, use relative path");
+        return reject(err, 0,
+                      "absolute command not allowed, use relative path");
     for (size_t i = 0; i < BSH_PATTERN_COUNT; i++) {
         if (pattern_matches(i, command, len)) {
             char text[BSH_ERROR_MAX];

@@ -15,6 +15,7 @@
  * buffer and alternate between stdout and stderr, so neither starves.
  */
 #define _GNU_SOURCE
+#include "exitwatch.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -26,7 +27,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/pidfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,15 +43,17 @@ enum tag { TAG_OUT, TAG_ERR, TAG_EXIT, TAG_TIMER, TAG_WAKE };
 
 struct bsh_stream {
     enum phase phase;
-    bool quiet;  /* the wrapper's stream: errors end it silently */
-    pid_t pid;   /* -1 once reaped or never spawned */
-    int fds[2];  /* stdout, stderr (PTY: master, -1) */
+    bool quiet; /* the wrapper's stream: errors end it silently */
+    bool pty;
+    int held_master; /* PTY master after its EOF, kept open until the end */
+    pid_t pid;       /* -1 once reaped or never spawned */
+    int fds[2];      /* stdout, stderr (PTY: master, -1) */
     bool ready[2];
     int turn; /* which output to read first */
-    int epfd, wakefd, timerfd, pidfd;
-    int pidfd_errno;   /* why pidfd_open failed, if it did */
-    bool exit_watched; /* the pidfd is in the poll set */
-    bool exited;       /* the pidfd polled readable */
+    int epfd, wakefd, timerfd;
+    struct bsh__exitwatch exit;
+    bool exit_watched; /* the exit watch is in the poll set */
+    bool exited;       /* the child has exited, still unreaped */
     bool deadline_set, deadline_hit;
     struct timespec deadline;
     atomic_int cancelled;
@@ -106,9 +108,9 @@ static bool deadline_passed(struct bsh_stream *s)
         return true;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    s->deadline_hit = now.tv_sec > s->deadline.tv_sec ||
-                      (now.tv_sec == s->deadline.tv_sec &&
-                       now.tv_nsec >= s->deadline.tv_nsec);
+    s->deadline_hit =
+        now.tv_sec > s->deadline.tv_sec || (now.tv_sec == s->deadline.tv_sec &&
+                                            now.tv_nsec >= s->deadline.tv_nsec);
     return s->deadline_hit;
 }
 
@@ -135,7 +137,8 @@ static void release_fds(struct bsh_stream *s)
 {
     s->fds[0] = close_fd(s->fds[0]);
     s->fds[1] = close_fd(s->fds[1]);
-    s->pidfd = close_fd(s->pidfd);
+    s->held_master = close_fd(s->held_master);
+    bsh__exitwatch_close(&s->exit);
     s->timerfd = close_fd(s->timerfd);
 }
 
@@ -205,6 +208,20 @@ static int read_error(struct bsh_stream *s, int err)
     return end_with_error(s);
 }
 
+/* Stops reading output `i`. A pipe is closed; a PTY master stays open
+ * until the end, because closing it would hang up the terminal and send
+ * SIGHUP to a child that merely closed its own terminal fds. */
+static void end_output(struct bsh_stream *s, int i)
+{
+    if (s->pty) {
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->fds[i], NULL);
+        s->held_master = s->fds[i];
+        s->fds[i] = -1;
+    } else {
+        s->fds[i] = close_fd(s->fds[i]);
+    }
+}
+
 /* Reads one chunk from an output that polled readable. Returns 1 with an
  * item, 0 when nothing was read (drained or EOF), or an error. */
 static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
@@ -228,7 +245,7 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
         return 0;
     /* EOF, or EIO: how a PTY master says the last slave fd closed. */
     if (n == 0 || errno == EIO) {
-        s->fds[i] = close_fd(s->fds[i]);
+        end_output(s, i);
         return 0;
     }
     return read_error(s, errno);
@@ -265,7 +282,7 @@ static int wait_events(struct bsh_stream *s, bool block)
             s->ready[ev[k].data.u32] = true;
             break;
         case TAG_EXIT:
-            s->exited = true;
+            s->exited = bsh__exitwatch_exited(&s->exit);
             break;
         case TAG_TIMER:
             s->deadline_hit = true;
@@ -288,15 +305,16 @@ static bool outputs_ready(const struct bsh_stream *s)
 }
 
 /* After both outputs ended, the child's exit is what we wait for. The
- * pidfd joins the poll set only now: while output flows, an exited child
- * would keep it readable and spin the loop. */
+ * exit watch joins the poll set only now: while output flows, an exited
+ * child would keep it readable and spin the loop. */
 static int watch_exit(struct bsh_stream *s)
 {
     if (s->exit_watched)
         return 0;
     s->exit_watched = true;
-    if (s->pidfd < 0 || watch(s, s->pidfd, TAG_EXIT) < 0) {
-        wait_error(s, s->pidfd < 0 ? s->pidfd_errno : errno);
+    int fd = bsh__exitwatch_arm(&s->exit);
+    if (fd < 0 || watch(s, fd, TAG_EXIT) < 0) {
+        wait_error(s, errno);
         kill_group(s);
         int status;
         reap(s, &status);
@@ -306,8 +324,7 @@ static int watch_exit(struct bsh_stream *s)
     return 0;
 }
 
-static int step_running(struct bsh_stream *s, struct bsh_item *item,
-                        bool block)
+static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     for (;;) {
         if (atomic_load(&s->cancelled))
@@ -409,7 +426,8 @@ static struct bsh_stream *stream_new(bool quiet)
     s->quiet = quiet;
     s->pid = -1;
     s->fds[0] = s->fds[1] = -1;
-    s->timerfd = s->pidfd = -1;
+    s->timerfd = s->held_master = -1;
+    s->exit.fd = -1;
     atomic_init(&s->cancelled, 0);
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
     s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -477,20 +495,17 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
     struct bsh__spawn sp = {-1, -1, -1};
     char why[BSH_ERROR_MAX];
-    int rc = o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, why,
-                                     sizeof(why))
-                    : bsh__spawn_pipes(o->command, cwd, envp, &sp, why,
-                                       sizeof(why));
+    int rc =
+        o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, why, sizeof(why))
+               : bsh__spawn_pipes(o->command, cwd, envp, &sp, why, sizeof(why));
     free(envp);
     if (rc < 0) {
         fail(s, "%s", why);
         return;
     }
     s->pid = sp.pid;
-    /* Open the pidfd at once: our unreaped child cannot be replaced by
-     * another process under the same pid while it is our zombie. */
-    s->pidfd = pidfd_open(s->pid, PIDFD_NONBLOCK);
-    s->pidfd_errno = s->pidfd < 0 ? errno : 0;
+    s->pty = o->pty;
+    bsh__exitwatch_open(&s->exit, s->pid);
     s->fds[0] = sp.out_fd;
     s->fds[1] = sp.err_fd;
     s->phase = PHASE_RUNNING;

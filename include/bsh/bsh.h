@@ -116,14 +116,17 @@ struct bsh_env_var {
  * `timeout_ms` means "time out at once", so start from BSH_RUN_OPTS_INIT.
  */
 struct bsh_run_opts {
-    const char *command;            /* run as: bash -c <command> */
-    const char *cwd;                /* NULL or "": inherit */
-    const struct bsh_env_var *env;  /* NULL: inherit unchanged */
-    size_t env_count;               /* later duplicates win */
-    int64_t timeout_ms;             /* BSH_NO_TIMEOUT, 0, or > 0 */
-    bool pty;                       /* 24x80 pseudo-terminal instead of pipes */
+    const char *command;           /* run as: bash -c <command> */
+    const char *cwd;               /* NULL or "": inherit */
+    const struct bsh_env_var *env; /* NULL: inherit unchanged */
+    size_t env_count;              /* later duplicates win */
+    int64_t timeout_ms;            /* BSH_NO_TIMEOUT, 0, or > 0 */
+    bool pty;                      /* 24x80 pseudo-terminal instead of pipes */
 };
-#define BSH_RUN_OPTS_INIT {NULL, NULL, NULL, 0, BSH_NO_TIMEOUT, false}
+#define BSH_RUN_OPTS_INIT                          \
+    {                                              \
+        NULL, NULL, NULL, 0, BSH_NO_TIMEOUT, false \
+    }
 
 enum bsh_item_kind {
     BSH_ITEM_STDOUT = 1, /* 1..BSH_CHUNK_MAX bytes of stdout */

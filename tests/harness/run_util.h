@@ -14,21 +14,21 @@
 #include <sys/types.h>
 
 struct result {
-    int guard_rc;          /* bsh_run's return */
+    int guard_rc; /* bsh_run's return */
     char guard_text[BSH_ERROR_MAX];
     unsigned char *out, *err;
     size_t out_len, err_len;
     int out_chunks, err_chunks;
     size_t max_chunk;
-    bool bad_truncated;    /* truncated != (len == 4096) somewhere */
-    bool bad_chunk;        /* empty or oversized chunk, or stray fields */
-    int statuses;          /* status items seen */
-    bool after_status;     /* an item came after the status */
+    bool bad_truncated; /* truncated != (len == 4096) somewhere */
+    bool bad_chunk;     /* empty or oversized chunk, or stray fields */
+    int statuses;       /* status items seen */
+    bool after_status;  /* an item came after the status */
     struct bsh_item status;
-    int end_rc;            /* 0, or BSH_ESTREAM */
+    int end_rc; /* 0, or BSH_ESTREAM */
     char error[BSH_ERROR_MAX];
-    double ms;             /* wall time from bsh_run to the end */
-    pid_t pid;             /* the child's pid, as first seen */
+    double ms; /* wall time from bsh_run to the end */
+    pid_t pid; /* the child's pid, as first seen */
 };
 
 /* Runs `opts` to the end (blocking API) and fills `r`. */

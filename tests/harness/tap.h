@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_run, tap_failed;
@@ -30,26 +31,37 @@ static inline bool tap_ok(bool cond, const char *file, int line,
 
 #define ok(cond, what) tap_ok((cond), __FILE__, __LINE__, (what))
 
-#define is_int(got, want, what)                                              \
-    do {                                                                     \
-        long long g_ = (long long)(got), w_ = (long long)(want);             \
-        if (!ok(g_ == w_, what))                                             \
-            printf("#   got %lld, want %lld\n", g_, w_);                     \
+#define is_int(got, want, what)                                  \
+    do {                                                         \
+        long long g_ = (long long)(got), w_ = (long long)(want); \
+        if (!ok(g_ == w_, what))                                 \
+            printf("#   got %lld, want %lld\n", g_, w_);         \
     } while (0)
 
-#define is_str(got, want, what)                                              \
-    do {                                                                     \
-        const char *g_ = (got), *w_ = (want);                                \
-        if (!ok(g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0, what))      \
-            printf("#   got '%s'\n#  want '%s'\n", g_ ? g_ : "(null)",      \
-                   w_ ? w_ : "(null)");                                      \
+#define is_str(got, want, what)                                         \
+    do {                                                                \
+        const char *g_ = (got), *w_ = (want);                           \
+        if (!ok(g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0, what)) \
+            printf("#   got '%s'\n#  want '%s'\n", g_ ? g_ : "(null)",  \
+                   w_ ? w_ : "(null)");                                 \
     } while (0)
 
-#define diag(...)                                                            \
-    do {                                                                     \
-        printf("# ");                                                        \
-        printf(__VA_ARGS__);                                                 \
-        printf("\n");                                                        \
+/* A passing line marked as skipped, with the reason. */
+#define skip(what, reason)                                           \
+    do {                                                             \
+        tap_run++;                                                   \
+        printf("ok %d - %s # SKIP %s\n", tap_run, (what), (reason)); \
+    } while (0)
+
+/* valgrind turns glibc's vfork spawn into a fork, so a child-side failure
+ * (a bad chdir) can no longer reach posix_spawn's return value. */
+#define UNDER_VALGRIND (getenv("BSH_UNDER_VALGRIND") != NULL)
+
+#define diag(...)            \
+    do {                     \
+        printf("# ");        \
+        printf(__VA_ARGS__); \
+        printf("\n");        \
     } while (0)
 
 static inline int tap_done(void)

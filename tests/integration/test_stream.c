@@ -83,8 +83,7 @@ static void test_raw_bytes(void)
                BSH_NO_TIMEOUT, &r);
     ok(r.out_len == 6 && memcmp(r.out, "a\0b\377\376c", 6) == 0,
        "NUL and invalid UTF-8 pass unchanged on stdout");
-    ok(r.err_len == 2 && memcmp(r.err, "\0\200", 2) == 0,
-       "and on stderr");
+    ok(r.err_len == 2 && memcmp(r.err, "\0\200", 2) == 0, "and on stderr");
     result_free(&r);
 }
 
@@ -270,10 +269,10 @@ static void test_clean_child(void)
     run_simple("ls /proc/$$/fd; true", BSH_NO_TIMEOUT, &r);
     is_str((char *)r.out, "0\n1\n2\n", "only fds 0, 1 and 2 reach bash");
     result_free(&r);
-    run_simple("grep -E '^Sig(Blk|Ign)' /proc/self/status", BSH_NO_TIMEOUT,
-               &r);
-    is_str((char *)r.out, "SigBlk:\t0000000000000000\n"
-                          "SigIgn:\t0000000000000000\n",
+    run_simple("grep -E '^Sig(Blk|Ign)' /proc/self/status", BSH_NO_TIMEOUT, &r);
+    is_str((char *)r.out,
+           "SigBlk:\t0000000000000000\n"
+           "SigIgn:\t0000000000000000\n",
            "empty mask, nothing ignored in the child");
     result_free(&r);
     run_simple("readlink /proc/$$/fd/0; read -a f < /proc/$$/stat; "
@@ -356,12 +355,15 @@ static void test_cwd_and_spawn_errors(void)
 
     o.cwd = "/nonexistent/dir";
     run_collect(&o, &r);
-    ok(r.end_rc == BSH_ESTREAM && r.statuses == 0,
-       "missing working directory: stream error, no status");
-    ok(strncmp(r.error, "failed to spawn bash process: ", 30) == 0 &&
-           strstr(r.error, "/nonexistent/dir") != NULL,
-       "the message names the spawn failure and the directory");
-    diag("%s", r.error);
+    if (UNDER_VALGRIND) {
+        skip("missing working directory is a spawn error", "valgrind");
+    } else {
+        ok(r.end_rc == BSH_ESTREAM && r.statuses == 0 &&
+               strncmp(r.error, "failed to spawn bash process: ", 30) == 0 &&
+               strstr(r.error, "/nonexistent/dir") != NULL,
+           "missing working directory: a spawn error naming it, no status");
+        diag("%s", r.error);
+    }
     result_free(&r);
 
     size_t big = 131072;
@@ -460,13 +462,13 @@ static void test_many_from_one_thread(void)
         for (int i = 0; i < N; i++) {
             struct bsh_item it;
             int rc;
-            while (pfd[i].fd >= 0 && (rc = bsh_stream_try_next(s[i], &it)) !=
-                                         BSH_EAGAIN) {
+            while (pfd[i].fd >= 0 &&
+                   (rc = bsh_stream_try_next(s[i], &it)) != BSH_EAGAIN) {
                 if (rc == 1 && it.kind == BSH_ITEM_STDOUT)
                     snprintf(out[i], sizeof(out[i]), "%.*s", (int)it.len,
                              (const char *)it.data);
-                if (rc == 1 && it.kind == BSH_ITEM_STATUS &&
-                    it.has_exit_code && atoi(out[i]) == i)
+                if (rc == 1 && it.kind == BSH_ITEM_STATUS && it.has_exit_code &&
+                    atoi(out[i]) == i)
                     good++;
                 if (rc <= 0) {
                     pfd[i].fd = -1;

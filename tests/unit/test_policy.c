@@ -118,8 +118,8 @@ static void test_each_pattern(void)
         snprintf(what, sizeof(what), "pattern %d hits: %s", cases[i].pattern,
                  cases[i].hit);
         is_int(verdict(cases[i].hit), cases[i].pattern, what);
-        snprintf(what, sizeof(what), "pattern %d misses: %s",
-                 cases[i].pattern, cases[i].miss);
+        snprintf(what, sizeof(what), "pattern %d misses: %s", cases[i].pattern,
+                 cases[i].miss);
         is_int(verdict(cases[i].miss), 0, what);
     }
     /* Patterns 4 and 17 have no (?i): the reference lets these through. */
@@ -131,8 +131,8 @@ static void test_each_pattern(void)
 static void test_env_names(void)
 {
     static const char *const good[] = {"A", "_", "a_1", "PATH", "_9"};
-    static const char *const bad[] = {"", "1A", "A-B", "A B", "A\n", "A=",
-                                      "\xc3\xa9"};
+    static const char *const bad[] = {"",    "1A", "A-B",     "A B",
+                                      "A\n", "A=", "\xc3\xa9"};
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         ok(bsh_env_name_valid(good[i]), good[i]);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -182,8 +182,8 @@ static void cross_check(const char *s, size_t len)
         int d = bsh__pattern_match_dfa(i, s, len);
         int p = bsh__pattern_match_pcre(i, s, len);
         if (d != p && disagreements++ < 5)
-            diag("pattern %zu: dfa %d pcre %d on '%.*s'", i + 1, d, p,
-                 (int)len, s);
+            diag("pattern %zu: dfa %d pcre %d on '%.*s'", i + 1, d, p, (int)len,
+                 s);
     }
 }
 
@@ -204,13 +204,16 @@ static void cross_check_file(const char *path)
 static void cross_check_generated(void)
 {
     static const char *const tokens[] = {
-        "rm", " ", "  ", "-", "-rf", "rF", "/", "sudo", "chmod", "-R", "777",
-        "u+x", "chown", ":", "(", ")", "{", "}", "|", "&", ">", ">>", "dev",
-        "/dev/sd", "a", "mkfs", ".", "dd", "if=", "of=/dev/", "shred",
-        "cryptsetup", "/etc/", "passwd", "tee", "-a", "curl", "wget", "fetch",
-        "bash", "sh", "zsh", "<(", "eval", "\"", "$(", "`", "'", "kill", "-9",
-        "1", "0", "shutdown", "reboot", "halt", "init", "nc", "-e", "-c",
-        "\t", "\n", ";", "x", "_", "\xc3\xa9", "\xff", "\v", "source", "RM",
+        "rm",   " ",        "  ",      "-",          "-rf",    "rF",     "/",
+        "sudo", "chmod",    "-R",      "777",        "u+x",    "chown",  ":",
+        "(",    ")",        "{",       "}",          "|",      "&",      ">",
+        ">>",   "dev",      "/dev/sd", "a",          "mkfs",   ".",      "dd",
+        "if=",  "of=/dev/", "shred",   "cryptsetup", "/etc/",  "passwd", "tee",
+        "-a",   "curl",     "wget",    "fetch",      "bash",   "sh",     "zsh",
+        "<(",   "eval",     "\"",      "$(",         "`",      "'",      "kill",
+        "-9",   "1",        "0",       "shutdown",   "reboot", "halt",   "init",
+        "nc",   "-e",       "-c",      "\t",         "\n",     ";",      "x",
+        "_",    "\xc3\xa9", "\xff",    "\v",         "source", "RM",
     };
     size_t ntok = sizeof(tokens) / sizeof(tokens[0]);
     unsigned seed = 12345;
@@ -250,8 +253,15 @@ static void test_dfa_matches_pcre2(void)
 static void test_linear_time(void)
 {
     static const char *const units[] = {
-        "rm -rrrrrrrrrrrrrrrr ", "curl x ", "dd if=of=", "nc -eeeeeeee ",
-        "chown -R a ", ":(){ :", "eval $(", "bash <(", " init ",
+        "rm -rrrrrrrrrrrrrrrr ",
+        "curl x ",
+        "dd if=of=",
+        "nc -eeeeeeee ",
+        "chown -R a ",
+        ":(){ :",
+        "eval $(",
+        "bash <(",
+        " init ",
         "chmod -R 7777777 ",
     };
     size_t len = 128 * 1024;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds bsh and runs every test: the normal
+# build (warnings as errors), an ASan+UBSan build with gcc and one with
+# clang, and valgrind memcheck over the unit and integration tests.
+# Ends with one summary line: "bsh: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh test || exit 1
+
+passed=0 failed=0
+step() { # step NAME COMMAND...: runs one step, counts it, times it
+    local name=$1 t0=$SECONDS
+    shift
+    echo "=== $name"
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "=== $name: passed in $((SECONDS - t0)) s"
+    else
+        failed=$((failed + 1))
+        echo "=== $name: FAILED in $((SECONDS - t0)) s"
+    fi
+}
+
+configure_build() { # configure_build DIR CC [cmake args...]
+    local dir=$1 cc=$2
+    shift 2
+    CC=$cc cmake -S . -B "$dir" -G Ninja -DBSH_WERROR=ON "$@" >/dev/null &&
+        cmake --build "$dir"
+}
+
+run_ctest() { # run_ctest DIR [ctest args...]
+    local dir=$1
+    shift
+    ctest --test-dir "$dir" --output-on-failure -j2 "$@"
+}
+
+format_check() {
+    clang-format --dry-run -Werror $(git ls-files '*.c' '*.h' 2>/dev/null ||
+        find lib cli tests bench include -name '*.[ch]')
+}
+
+asan=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DBSH_SANITIZE=address,undefined)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1
+
+step "format" format_check
+step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
+step "tests" run_ctest build/dev -LE valgrind
+step "build asan+ubsan (gcc)" configure_build build/asan-gcc gcc "${asan[@]}"
+step "tests asan+ubsan (gcc)" run_ctest build/asan-gcc
+step "build asan+ubsan (clang)" configure_build build/asan-clang clang "${asan[@]}"
+step "tests asan+ubsan (clang)" run_ctest build/asan-clang
+step "valgrind memcheck" run_ctest build/dev -L valgrind
+
+echo "bsh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

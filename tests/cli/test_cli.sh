@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Black-box tests of the bsh CLI (SPEC 3): exact bytes on stdout and
+# stderr, and exit statuses. Prints TAP. Usage: test_cli.sh PATH/TO/bsh
+set -u
+BSH=${1:?usage: test_cli.sh PATH/TO/bsh}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+
+ok() { # ok COND-STATUS DESCRIPTION
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
+        echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+# expect DESCRIPTION WANT_STATUS WANT_STDOUT WANT_STDERR -- ARGS...
+# Runs bsh ARGS and compares the exact bytes (printf %b escapes allowed in
+# the wanted texts) and the exit status.
+expect() {
+    local what=$1 want_rc=$2 want_out=$3 want_err=$4
+    shift 5
+    "$BSH" "$@" >"$T/out" 2>"$T/err" </dev/null
+    local rc=$?
+    printf '%b' "$want_out" >"$T/want_out"
+    printf '%b' "$want_err" >"$T/want_err"
+    local good=0
+    [ "$rc" -eq "$want_rc" ] || { good=1; echo "#   status $rc, want $want_rc"; }
+    cmp -s "$T/out" "$T/want_out" || { good=1; echo "#   stdout:"; od -c "$T/out" | head -5 | sed 's/^/#   /'; }
+    cmp -s "$T/err" "$T/want_err" || { good=1; echo "#   stderr:"; od -c "$T/err" | head -5 | sed 's/^/#   /'; }
+    ok $good "$what"
+}
+
+status_line() { # status_line EXIT SIGNAL
+    printf '{"stdout":"","stderr":"","exit_code":%s,"signal":%s,"truncated":false}\\n' "$1" "$2"
+}
+
+# --- plain mode ---------------------------------------------------------
+expect "stdout and stderr apart, exit code passed through" 7 "out" "err" -- \
+    run 'printf out; printf err >&2; exit 7'
+expect "-- ends the options" 0 "-x\n" "" -- run -- 'echo -x'
+expect "death by signal: 128+N" 137 "" "" -- run 'kill -KILL $$'
+expect "SIGTERM death: 143" 143 "" "" -- run 'kill -TERM $$'
+expect "exit 137 stays 137" 137 "" "" -- run 'exit 137'
+expect "timeout: 124" 124 "a" "" -- run -t 300 'printf a; sleep 10'
+expect "--timeout=MS form" 124 "" "" -- run --timeout=0 'echo never'
+expect "env on top, last wins" 0 "2:x" "" -- \
+    run -e A=1 --env A=2 -e B=x 'printf %s "$A:$B"'
+expect "env value may hold '='" 0 "a=b" "" -- run -e 'A=a=b' 'printf %s "$A"'
+expect "cwd" 0 "/tmp\n" "" -- run -C /tmp pwd
+expect "pty: CRLF and a terminal" 0 "24 80\r\n" "" -- run -p 'stty size'
+expect "raw bytes pass unchanged" 0 "a\0b\377" "" -- run "printf 'a\\0b\\377'"
+
+# --- guards and bsh's own failures ----------------------------------------
+P1='(?i)\\brm\\s+-[a-z]*[rRfF][a-z]*\\s+\\/'
+expect "guard rejection: 126, message on stderr" 126 "" \
+    "bsh: Pattern match found: $P1\n" -- run 'rm -rf /'
+expect "absolute path: 126" 126 "" \
+    "bsh: absolute command not allowed, use relative path\n" -- run /bin/ls
+expect "bad env name: 125" 125 "" "bsh: invalid env variable name: 1A\n" -- \
+    run -e 1A=x true
+expect "env without '=': 125" 125 "" \
+    "bsh: invalid --env 'NOEQ': expected NAME=VALUE\n" -- run -e NOEQ true
+expect "bad timeout: 125" 125 "" \
+    "bsh: invalid timeout '-5': expected milliseconds, a whole number from 0\n" \
+    -- run -t -5 true
+expect "unknown option: 125" 125 "" "bsh: run: unknown option '--nope'\n" -- \
+    run --nope true
+expect "missing command: 125" 125 "" "bsh: run: missing COMMAND\n" -- run
+expect "two commands: 125" 125 "" \
+    "bsh: run: expected one COMMAND; quote the whole command line as one argument\n" \
+    -- run ls -la
+expect "unknown subcommand: 125" 125 "" \
+    "bsh: unknown command 'frob'; try 'bsh --help'\n" -- frob
+expect "bad cwd: 125" 125 "" \
+    "bsh: failed to spawn bash process: cannot use working directory '/nonexistent': No such file or directory\n" \
+    -- run -C /nonexistent true
+expect "bad cwd in a pty: 125" 125 "" \
+    "bsh: failed to spawn command in pty: cannot use working directory '/nonexistent': No such file or directory\n" \
+    -- run -p -C /nonexistent true
+
+# --- JSON mode --------------------------------------------------------------
+expect "json: chunk then status" 0 \
+    "{\"stdout\":\"aGk=\",\"stderr\":\"\",\"exit_code\":null,\"signal\":null,\"truncated\":false}\n$(status_line 0 null)" \
+    "" -- run --json 'printf hi'
+expect "json: stderr chunk, exit code" 3 \
+    "{\"stdout\":\"\",\"stderr\":\"AP8=\",\"exit_code\":null,\"signal\":null,\"truncated\":false}\n$(status_line 3 null)" \
+    "" -- run --json "printf '\\0\\377' >&2; exit 3"
+expect "json: signal" 137 "$(status_line null 9)" "" -- \
+    run --json 'kill -KILL $$'
+expect "json: timeout" 124 "$(status_line null -1)" "" -- \
+    run --json -t 0 'echo never'
+expect "json: guard" 126 "{\"error\":\"Pattern match found: (?i)\\\\\\\\brm\\\\\\\\s+-[a-z]*[rRfF][a-z]*\\\\\\\\s+\\\\\\\\/\",\"stage\":\"guard\"}\n" \
+    "" -- run --json 'rm -rf /'
+expect "json: stream error" 125 \
+    "{\"error\":\"invalid env variable name: 1A\",\"stage\":\"stream\"}\n" \
+    "" -- run --json -e 1A=x true
+"$BSH" run --json 'head -c 4097 /dev/zero' >"$T/out"
+want=$(printf '%s\n' \
+    "{\"stdout\":\"$(head -c 4096 /dev/zero | base64 -w0)\",\"stderr\":\"\",\"exit_code\":null,\"signal\":null,\"truncated\":true}" \
+    "{\"stdout\":\"AA==\",\"stderr\":\"\",\"exit_code\":null,\"signal\":null,\"truncated\":false}" \
+    '{"stdout":"","stderr":"","exit_code":0,"signal":null,"truncated":false}')
+[ "$(cat "$T/out")" = "$want" ]
+ok $? "json: a full 4096-byte chunk is truncated:true, the rest follows"
+
+# --- check, patterns, version, help ------------------------------------------
+expect "check: allowed" 0 "" "" -- check 'ls -la'
+expect "check: rejected, message on stdout" 1 \
+    "Pattern match found: \\\\bkill\\\\s+-9\\\\s+1\\\\b\n" "" -- check 'kill -9 1'
+expect "check --json: allowed" 0 '{"allowed":true}\n' "" -- check --json ls
+expect "check --json: rejected" 1 \
+    '{"allowed":false,"error":"absolute command not allowed, use relative path"}\n' \
+    "" -- check --json /bin/rm
+expect "check: usage error" 125 "" "bsh: check: missing COMMAND\n" -- check
+"$BSH" patterns >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 20 ] &&
+    [ "$(head -1 "$T/out")" = "$(printf '1\trecursive destruction\t%s' '(?i)\brm\s+-[a-z]*[rRfF][a-z]*\s+\/')" ] &&
+    [ "$(cut -f3 "$T/out")" = "$(cat "$(dirname "$0")/../data/patterns.txt")" ]
+ok $? "patterns: 20 lines NUMBER TAB CATEGORY TAB REGEX, exact text"
+expect "version" 0 "bsh 0.1.0\n" "" -- --version
+"$BSH" --help | grep -q '^  bsh run \[OPTIONS\] \[--\] COMMAND'
+ok $? "help shows the usage"
+
+# --- live streaming and signals -----------------------------------------------
+"$BSH" run 'echo first; sleep 3; echo second' >"$T/live" &
+bsh_pid=$!
+sleep 1
+[ "$(cat "$T/live")" = "first" ]
+ok $? "output is streamed as it is written, not at the end"
+kill -TERM $bsh_pid
+wait $bsh_pid
+ok $(($? == 143 ? 0 : 1)) "SIGTERM to bsh: exit 143"
+
+for sig in INT TERM HUP; do
+    "$BSH" run 'sleep 100 & echo $!; wait' >"$T/gc" &
+    bsh_pid=$!
+    for _ in $(seq 50); do [ -s "$T/gc" ] && break; sleep 0.1; done
+    kill -"$sig" $bsh_pid
+    wait $bsh_pid
+    rc=$?
+    gc=$(cat "$T/gc")
+    sleep 0.2
+    state=$(awk '{print $3}' "/proc/$gc/stat" 2>/dev/null)
+    want=$((128 + $(kill -l "$sig")))
+    [ "$rc" -eq "$want" ] && { [ -z "$state" ] || [ "$state" = Z ]; }
+    ok $? "SIG$sig to bsh: exit $want and the command's group is gone"
+done
+
+# A reader that goes away: bsh kills the command and ends.
+timeout 10 bash -c "'$BSH' run 'yes' | head -1 >/dev/null; exit \${PIPESTATUS[0]}"
+ok $(($? == 141 ? 0 : 1)) "stdout closed by the reader: command killed, exit 141"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
