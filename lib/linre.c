@@ -240,7 +240,8 @@ static int determinize(struct builder *b)
     re->accept_at_end = calloc(MAX_STATES, sizeof(*re->accept_at_end));
     if (re->trans == NULL || re->accept_at_end == NULL)
         return -1;
-    if (intern_state(b, FLAG_AT_START, NULL, 0) != 0)
+    static const int no_nodes[1] = {0}; /* memcmp/memcpy want non-NULL */
+    if (intern_state(b, FLAG_AT_START, no_nodes, 0) != 0)
         return -1;
     for (int id = 0; id < re->nstates; id++)
         if (expand_state(b, id) < 0)
