@@ -46,6 +46,7 @@ struct builder {
     int hash[HASH_SLOTS]; /* state index + 1; 0 = empty */
     int *stack, *mark, stamp;
     int *closure, nclosure; /* SET nodes of the last closure */
+    int *saved;             /* a copy of one closure while stepping */
     int *next;              /* scratch for the next state's set */
 };
 
@@ -86,28 +87,33 @@ static bool assertion_holds(int kind, unsigned flags, bool next_word,
 }
 
 /* Two bytes share a class when every SET node and the word test treat them
- * alike; the DFA then needs one column per class, not per byte. */
+ * alike; the DFA then needs one column per class, not per byte. Built by
+ * refining a partition once per SET node: O(nodes * 256). */
 static void build_byte_classes(struct builder *b)
 {
     struct linre *re = b->re;
     const struct nfa *nfa = b->nfa;
-    re->nclasses = 0;
-    for (unsigned c = 0; c < 256; c++) {
-        int k;
-        for (k = 0; k < re->nclasses; k++) {
-            unsigned r = b->class_byte[k];
-            bool same = is_word_byte(c) == is_word_byte(r);
-            for (int i = 0; same && i < nfa->count; i++) {
-                const struct nfa_node *n = &nfa->nodes[i];
-                same = n->type != NODE_SET || bsh__byteset_has(&n->set, c) ==
-                                                  bsh__byteset_has(&n->set, r);
-            }
-            if (same)
-                break;
+    int cls[256], next_cls[256], map[256][2], n = 2;
+    for (unsigned c = 0; c < 256; c++)
+        cls[c] = is_word_byte(c);
+    for (int i = -1; i < nfa->count; i++) {
+        const struct nfa_node *node = i < 0 ? NULL : &nfa->nodes[i];
+        if (node != NULL && node->type != NODE_SET)
+            continue;
+        memset(map, -1, (size_t)n * sizeof(map[0])); /* classes in use */
+        n = 0;
+        for (unsigned c = 0; c < 256; c++) {
+            int in = node != NULL && bsh__byteset_has(&node->set, c);
+            if (map[cls[c]][in] < 0)
+                map[cls[c]][in] = n++;
+            next_cls[c] = map[cls[c]][in];
         }
-        if (k == re->nclasses)
-            b->class_byte[re->nclasses++] = (uint8_t)c;
-        re->byte_class[c] = (uint8_t)k;
+        memcpy(cls, next_cls, sizeof(cls));
+    }
+    re->nclasses = n;
+    for (int c = 255; c >= 0; c--) {
+        re->byte_class[c] = (uint8_t)cls[c];
+        b->class_byte[cls[c]] = (uint8_t)c;
     }
 }
 
@@ -150,10 +156,15 @@ static bool take_closure(struct builder *b, const struct dstate *st,
     return matched;
 }
 
-static int cmp_int(const void *a, const void *b)
+/* The sets are small: insertion sort beats qsort's call overhead. */
+static void sort_ints(int *v, int n)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    for (int i = 1; i < n; i++) {
+        int x = v[i], j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 static unsigned hash_state(unsigned flags, const int *set, int n)
@@ -203,7 +214,7 @@ static int step(struct builder *b, unsigned c)
         if (bsh__byteset_has(&node->set, c))
             b->next[n++] = node->out;
     }
-    qsort(b->next, (size_t)n, sizeof(*b->next), cmp_int);
+    sort_ints(b->next, n);
     int u = 0;
     for (int i = 0; i < n; i++)
         if (u == 0 || b->next[u - 1] != b->next[i])
@@ -211,23 +222,34 @@ static int step(struct builder *b, unsigned c)
     return intern_state(b, is_word_byte(c) ? FLAG_PREV_WORD : 0, b->next, u);
 }
 
-/* Fills the transitions of state `id` for every byte class. */
+/* Fills the transitions of state `id` for every byte class. The closure
+ * depends on the next byte only through whether it is a word byte, so two
+ * closures serve all classes. */
 static int expand_state(struct builder *b, int id)
 {
     struct linre *re = b->re;
-    for (int k = 0; k < re->nclasses; k++) {
-        unsigned c = b->class_byte[k];
-        /* b->states may move while interning: copy the key out. */
-        struct dstate st = b->states[id];
-        int to = STATE_MATCH;
-        if (!take_closure(b, &st, is_word_byte(c), false)) {
-            to = step(b, c);
-            if (to < 0)
-                return -1;
-        }
-        re->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
-    }
+    /* b->states does not move (fixed capacity); copy the key anyway so
+     * that interning new states cannot disturb it. */
     struct dstate st = b->states[id];
+    for (int word = 0; word < 2; word++) {
+        bool matched = take_closure(b, &st, word == 1, false);
+        int n = b->nclosure;
+        memcpy(b->saved, b->closure, (size_t)n * sizeof(*b->closure));
+        for (int k = 0; k < re->nclasses; k++) {
+            unsigned c = b->class_byte[k];
+            if (is_word_byte(c) != (word == 1))
+                continue;
+            int to = STATE_MATCH;
+            if (!matched) {
+                memcpy(b->closure, b->saved, (size_t)n * sizeof(*b->closure));
+                b->nclosure = n;
+                to = step(b, c);
+                if (to < 0)
+                    return -1;
+            }
+            re->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
+        }
+    }
     re->accept_at_end[id] = take_closure(b, &st, false, true);
     return 0;
 }
@@ -256,10 +278,11 @@ static int builder_init(struct builder *b, struct linre *re, struct nfa *nfa)
     b->nfa = nfa;
     b->stamp = 0;
     size_t n = (size_t)nfa->count + 1;
-    b->states = calloc(MAX_STATES, sizeof(*b->states));
+    b->states = malloc(MAX_STATES * sizeof(*b->states));
     b->stack = malloc((3 * n + 2) * sizeof(int));
     b->mark = calloc(n, sizeof(int));
     b->closure = malloc(n * sizeof(int));
+    b->saved = malloc(n * sizeof(int));
     b->next = malloc(n * sizeof(int));
     return b->states && b->stack && b->mark && b->closure && b->next ? 0 : -1;
 }
@@ -273,16 +296,19 @@ static void builder_release(struct builder *b)
     free(b->stack);
     free(b->mark);
     free(b->closure);
+    free(b->saved);
     free(b->next);
 }
 
 int bsh__linre_compile(const char *pattern, struct linre **out)
 {
     *out = NULL;
-    struct nfa *nfa = calloc(1, sizeof(*nfa));
+    struct nfa *nfa = malloc(sizeof(*nfa)); /* nodes are set as added */
     struct linre *re = calloc(1, sizeof(*re));
     struct builder *b = calloc(1, sizeof(*b));
     int rc = -1;
+    if (nfa != NULL)
+        nfa->count = nfa->start = 0;
     if (nfa == NULL || re == NULL || b == NULL ||
         bsh__nfa_parse(pattern, nfa) < 0 || builder_init(b, re, nfa) < 0)
         goto done;

@@ -51,7 +51,7 @@ struct nfa {
 /* Appends a node; -1 when the NFA is full. */
 int bsh__nfa_add(struct nfa *nfa, enum node_type type, int out, int out1);
 
-/* Parses `pattern` into `nfa` (zeroed by the caller); 0 or -1 when the
+/* Parses `pattern` into `nfa` (empty: count 0); 0 or -1 when the
  * pattern is outside the supported subset. */
 int bsh__nfa_parse(const char *pattern, struct nfa *nfa);
 

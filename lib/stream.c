@@ -438,9 +438,12 @@ static struct bsh_stream *stream_new(bool quiet)
     return s;
 }
 
-static void set_deadline(struct bsh_stream *s, int64_t timeout_ms)
+/* The deadline counts from `start`, the moment bsh_run() was called, so
+ * the guards' time is inside it. */
+static void set_deadline(struct bsh_stream *s, struct timespec start,
+                         int64_t timeout_ms)
 {
-    clock_gettime(CLOCK_MONOTONIC, &s->deadline);
+    s->deadline = start;
     s->deadline.tv_sec += (time_t)(timeout_ms / 1000);
     s->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
     if (s->deadline.tv_nsec >= 1000000000L) {
@@ -527,7 +530,8 @@ static void start_watching(struct bsh_stream *s)
     }
 }
 
-static void start(struct bsh_stream *s, const struct bsh_run_opts *o)
+static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
+                  struct timespec started)
 {
     const char *bad = invalid_env_name(o);
     if (bad != NULL) {
@@ -540,7 +544,7 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o)
         return;
     }
     if (o->timeout_ms > 0) {
-        set_deadline(s, o->timeout_ms);
+        set_deadline(s, started, o->timeout_ms);
         if (arm_timer(s) < 0) {
             fail(s, "failed to arm the deadline: %s", strerror(errno));
             return;
@@ -565,6 +569,8 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o)
 static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
                struct bsh_error *err, bool quiet)
 {
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
     if (out != NULL)
         *out = NULL;
     if (o == NULL || o->command == NULL || out == NULL ||
@@ -576,7 +582,7 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     struct bsh_stream *s = stream_new(quiet);
     if (s == NULL)
         return BSH_ENOMEM;
-    start(s, o);
+    start(s, o, started);
     *out = s;
     return BSH_OK;
 }

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bsh-bench: drives libbsh directly. Runs COMMAND --repeat times in
+ * sequence, or --parallel runs at once from one thread through the
+ * streams' pollable fds; consumes every item; prints the report of
+ * common.h.
+ */
+#include "common.h"
+
+#include <bsh/bsh.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void take(struct bench_run *r, const struct bsh_item *it)
+{
+    if (it->kind != BSH_ITEM_STATUS) {
+        bench_chunk(r, it->kind == BSH_ITEM_STDERR, it->len);
+        return;
+    }
+    r->end_ms = bench_now_ms();
+    r->has_exit = it->has_exit_code;
+    r->exit_code = it->exit_code;
+    r->has_signal = it->has_signal;
+    r->signal = it->signal;
+}
+
+static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = a->command;
+    o.timeout_ms = a->timeout_ms;
+    o.pty = a->pty;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    r->start_ms = bench_now_ms();
+    if (bsh_run(&o, &s, &err) != BSH_OK) {
+        fprintf(stderr, "bsh-bench: %s\n", err.text_err);
+        exit(1);
+    }
+    return s;
+}
+
+static void finish(struct bsh_stream *s, struct bench_run *r, int rc)
+{
+    if (rc < 0) {
+        fprintf(stderr, "bsh-bench: %s\n", bsh_stream_error(s));
+        exit(1);
+    }
+    if (r->end_ms == 0)
+        r->end_ms = bench_now_ms();
+    bsh_stream_free(s);
+}
+
+static void run_sequential(const struct bench_args *a, struct bench_run *runs)
+{
+    for (int i = 0; i < a->repeat; i++) {
+        struct bsh_stream *s = start(a, &runs[i]);
+        struct bsh_item it;
+        int rc;
+        while ((rc = bsh_stream_next(s, &it)) == 1)
+            take(&runs[i], &it);
+        finish(s, &runs[i], rc);
+    }
+}
+
+static void run_parallel(const struct bench_args *a, struct bench_run *runs)
+{
+    int n = a->parallel, left = n;
+    struct bsh_stream **s = calloc((size_t)n, sizeof(*s));
+    struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
+    for (int i = 0; i < n; i++) {
+        s[i] = start(a, &runs[i]);
+        pfd[i].fd = bsh_stream_fd(s[i]);
+        pfd[i].events = POLLIN;
+    }
+    while (left > 0) {
+        poll(pfd, (nfds_t)n, -1);
+        for (int i = 0; i < n; i++) {
+            if (pfd[i].fd < 0 || !(pfd[i].revents & POLLIN))
+                continue;
+            struct bsh_item it;
+            int rc;
+            while ((rc = bsh_stream_try_next(s[i], &it)) == 1)
+                take(&runs[i], &it);
+            if (rc != BSH_EAGAIN) {
+                finish(s[i], &runs[i], rc);
+                pfd[i].fd = -1;
+                left--;
+            }
+        }
+    }
+    free(s);
+    free(pfd);
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_args a;
+    bench_parse(argc, argv, &a);
+    bench_prepare(&a);
+    int n = a.parallel > 1 ? a.parallel : a.repeat;
+    struct bench_run *runs = calloc((size_t)n, sizeof(*runs));
+    double t0 = bench_now_ms();
+    if (a.parallel > 1)
+        run_parallel(&a, runs);
+    else
+        run_sequential(&a, runs);
+    bench_report(&a, runs, n, bench_now_ms() - t0);
+    free(runs);
+    return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+double bench_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
+            "[--touch-mb N] COMMAND\n",
+            prog);
+    exit(2);
+}
+
+void bench_parse(int argc, char **argv, struct bench_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->timeout_ms = -1;
+    a->repeat = 1;
+    a->parallel = 1;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "--pty") == 0) {
+            a->pty = true;
+            continue;
+        }
+        if (i + 1 >= argc)
+            usage(argv[0]);
+        long long v = atoll(argv[++i]);
+        if (strcmp(o, "--timeout") == 0)
+            a->timeout_ms = v;
+        else if (strcmp(o, "--repeat") == 0 && v > 0)
+            a->repeat = (int)v;
+        else if (strcmp(o, "--parallel") == 0 && v > 0)
+            a->parallel = (int)v;
+        else if (strcmp(o, "--touch-mb") == 0 && v >= 0)
+            a->touch_mb = (long)v;
+        else
+            usage(argv[0]);
+    }
+    if (i != argc - 1)
+        usage(argv[0]);
+    a->command = argv[i];
+}
+
+void bench_prepare(const struct bench_args *a)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (a->touch_mb > 0) {
+        size_t n = (size_t)a->touch_mb << 20;
+        char *heap = malloc(n);
+        if (heap == NULL) {
+            perror("malloc");
+            exit(2);
+        }
+        memset(heap, 1, n); /* kept for the life of the process */
+        __asm__ volatile("" : : "r"(heap) : "memory");
+    }
+}
+
+void bench_chunk(struct bench_run *r, bool is_err, size_t len)
+{
+    if (is_err) {
+        r->chunks_err++;
+        r->bytes_err += len;
+        if (len > r->max_chunk_err)
+            r->max_chunk_err = len;
+    } else {
+        r->chunks_out++;
+        r->bytes_out += len;
+        if (len > r->max_chunk_out)
+            r->max_chunk_out = len;
+    }
+}
+
+static void print_opt(const char *key, bool has, int v)
+{
+    if (has)
+        printf(" %s=%d", key, v);
+    else
+        printf(" %s=none", key);
+}
+
+void bench_report(const struct bench_args *a, const struct bench_run *runs,
+                  int n, double total_ms)
+{
+    const struct bench_run *last = &runs[n - 1];
+    size_t max_out = 0, max_err = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += runs[i].end_ms - runs[i].start_ms;
+        if (runs[i].max_chunk_out > max_out)
+            max_out = runs[i].max_chunk_out;
+        if (runs[i].max_chunk_err > max_err)
+            max_err = runs[i].max_chunk_err;
+    }
+    printf("chunks_out=%llu bytes_out=%llu chunks_err=%llu bytes_err=%llu",
+           (unsigned long long)last->chunks_out,
+           (unsigned long long)last->bytes_out,
+           (unsigned long long)last->chunks_err,
+           (unsigned long long)last->bytes_err);
+    print_opt("exit_code", last->has_exit, last->exit_code);
+    print_opt("signal", last->has_signal, last->signal);
+    printf("\n");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    printf("runs=%d parallel=%d total_ms=%.3f mean_ms=%.3f last_ms=%.3f "
+           "max_chunk_out=%zu max_chunk_err=%zu cpu_ms=%.3f rss_kb=%ld\n",
+           n, a->parallel, total_ms, sum / n, last->end_ms - last->start_ms,
+           max_out, max_err, cpu, ru.ru_maxrss);
+}

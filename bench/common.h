@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What bsh-bench and its floor share: the command line
+ *   PROG [--timeout MS] [--repeat N] [--parallel N] [--pty] [--touch-mb N]
+ *        COMMAND
+ * and the two report lines, so that both print exactly the same fields.
+ */
+#ifndef BSH_BENCH_COMMON_H
+#define BSH_BENCH_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bench_args {
+    const char *command;
+    int64_t timeout_ms; /* -1: none */
+    int repeat;         /* sequential runs */
+    int parallel;       /* runs at once (replaces repeat when > 1) */
+    bool pty;
+    long touch_mb; /* touch this much heap before spawning */
+};
+
+/* What one run saw. */
+struct bench_run {
+    uint64_t chunks_out, bytes_out, chunks_err, bytes_err;
+    size_t max_chunk_out, max_chunk_err;
+    bool has_exit, has_signal;
+    int exit_code, signal; /* signal -1: timeout */
+    double start_ms, end_ms;
+};
+
+/* Parses argv or exits 2 with a usage message. */
+void bench_parse(int argc, char **argv, struct bench_args *a);
+
+/* Raises RLIMIT_NOFILE to its hard limit and touches the requested heap. */
+void bench_prepare(const struct bench_args *a);
+
+/* Adds one chunk to `r`. */
+void bench_chunk(struct bench_run *r, bool is_err, size_t len);
+
+/* Prints the two report lines for `n` runs, `total_ms` of wall time. */
+void bench_report(const struct bench_args *a, const struct bench_run *runs,
+                  int n, double total_ms);
+
+double bench_now_ms(void);
+
+#endif

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs the floor and bsh alternately over workloads W1-W7 in one
+# invocation and prints medians and bsh/floor ratios as a Markdown table.
+# Usage: bench/run.sh [BUILD_DIR] [ROUNDS]   (default build/release, 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build/release}
+ROUNDS=${2:-5}
+if [ ! -x "$B/bench/bsh-bench" ]; then
+    scripts/deps.sh build
+    cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBSH_TESTS=OFF >/dev/null
+    cmake --build "$B" >/dev/null
+fi
+BSH=$B/bench/bsh-bench
+FLOOR=$B/bench/bsh-floor
+
+field() { # field KEY <<< "report": the value of KEY=
+    tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# measure NAME KEY ROUNDS ARGS...: runs floor and bsh alternately ROUNDS
+# times, keeps KEY from each report; sets FLOOR_V and BSH_V to the medians.
+measure() {
+    local key=$1 rounds=$2
+    shift 2
+    local f=() b=()
+    for _ in $(seq "$rounds"); do
+        f+=("$("$FLOOR" "$@" | field "$key")")
+        b+=("$("$BSH" "$@" | field "$key")")
+    done
+    FLOOR_V=$(printf '%s\n' "${f[@]}" | median)
+    BSH_V=$(printf '%s\n' "${b[@]}" | median)
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+row() { printf '| %s | %s | %s | %s | %s |\n' "$@"; }
+
+echo "| workload | floor | bsh | bsh/floor | target |"
+echo "|---|---|---|---|---|"
+
+measure mean_ms "$ROUNDS" --repeat 200 true
+row "W1 spawn \`true\` x200, mean ms/run" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$FLOOR_V")" "<= 1.05"
+W1_BSH=$BSH_V
+
+measure total_ms 3 'head -c 1000000000 /dev/zero'
+F_MBS=$(awk -v t="$FLOOR_V" 'BEGIN { printf "%.0f", 1000 / t * 1000 }')
+B_MBS=$(awk -v t="$BSH_V" 'BEGIN { printf "%.0f", 1000 / t * 1000 }')
+row "W2 1 GB stdout, MB/s" "$F_MBS" "$B_MBS" "$(ratio "$B_MBS" "$F_MBS")" ">= 0.95"
+
+measure total_ms 3 'for i in $(seq 1 100000); do echo out$i; echo err$i >&2; done'
+row "W3 100k lines out+err, ms" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$FLOOR_V")" "<= 1.05"
+
+measure last_ms 11 --timeout 50 'sleep 10'
+F_LATE=$(awk -v t="$FLOOR_V" 'BEGIN { printf "%.3f", t - 50 }')
+B_LATE=$(awk -v t="$BSH_V" 'BEGIN { printf "%.3f", t - 50 }')
+row "W4 \`sleep 10\`, 50 ms deadline: final item late by ms" "$F_LATE" "$B_LATE" "-" "bsh <= 1 ms"
+
+measure total_ms 3 --parallel 200 'sleep 0.2'
+row "W5 200 x \`sleep 0.2\` parallel, wall ms" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$FLOOR_V")" "<= 1.05"
+measure rss_kb 3 --parallel 200 'sleep 0.2'
+row "W5 peak RSS KiB" "$FLOOR_V" "$BSH_V" "+$((BSH_V - FLOOR_V)) KiB" "<= +2048 KiB"
+measure total_ms 1 --parallel 1000 'sleep 0.2'
+row "W5 1000 x \`sleep 0.2\` parallel, wall ms" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$FLOOR_V")" "works"
+
+measure mean_ms "$ROUNDS" --pty --repeat 200 true
+row "W6 PTY spawn \`true\` x200, mean ms/run" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$W1_BSH") vs bsh piped" "<= 1.10 x piped"
+measure total_ms 3 --pty 'head -c 200000000 /dev/zero'
+F_MBS=$(awk -v t="$FLOOR_V" 'BEGIN { printf "%.0f", 200 / t * 1000 }')
+B_MBS=$(awk -v t="$BSH_V" 'BEGIN { printf "%.0f", 200 / t * 1000 }')
+row "W6 PTY 200 MB stdout, MB/s" "$F_MBS" "$B_MBS" "$(ratio "$B_MBS" "$F_MBS")" ">= 0.90"
+
+measure mean_ms "$ROUNDS" --touch-mb 1024 --repeat 200 true
+row "1 GiB touched parent: spawn \`true\`, mean ms/run" "$FLOOR_V" "$BSH_V" "$(ratio "$BSH_V" "$W1_BSH") vs small bsh" "~1.0"
+
+G=$("$B/bench/bsh-guard-bench")
+NS=$(echo "$G" | head -1 | field ns_per_check)
+SPAWN_NS=$(awk -v m="$W1_BSH" 'BEGIN { printf "%.0f", m * 1e6 }')
+row "W7 guard check of a typical command, ns" "-" "$NS" "$(awk -v a="$NS" -v b="$SPAWN_NS" 'BEGIN { printf "%.3f%% of W1", a / b * 100 }')" "< 1 %"
+W=$(echo "$G" | tail -1)
+row "W7 crafted 128 KiB, worst of 20 shapes, ms" "-" "$(echo "$W" | field worst_128k_ms)" "128k/16k = $(echo "$W" | field worst_ratio_128k_16k)" "< 20 ms, <= 10x"
+echo
+echo "W7 detail (bsh-guard-bench):"
+echo '```'
+echo "$G"
+echo '```'
