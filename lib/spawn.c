@@ -64,10 +64,11 @@ static int make_pipe(int fds[2])
     return 0;
 }
 
+/* For fds we have just made: their status flags are known (no O_APPEND
+ * and the like), so one F_SETFL does it. */
 static int set_nonblocking(int fd)
 {
-    int flags = fcntl(fd, F_GETFL);
-    return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    return fcntl(fd, F_SETFL, O_NONBLOCK);
 }
 
 /* Attributes shared by both modes: default dispositions, empty mask, and

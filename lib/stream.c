@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stream of one run: its lifecycle and its one poll loop.
+ * The stream of one run: its step loop and its lifecycle.
  *
- * A stream owns an epoll set holding whatever can move it forward: the
- * output fds (two pipes, or the PTY master), the child's pidfd once the
- * output has ended, a timerfd armed at the absolute deadline, and an
- * eventfd that a cancel writes to. The epoll fd is the stream's one
- * pollable fd; bsh_stream_next() blocks in epoll_wait on it, and outside
- * event loops poll it. No thread, no SIGCHLD, no waitpid(-1): the pidfd
+ * One poll loop moves a stream forward. It polls whatever can: the output
+ * fds (two pipes, or the PTY master), the child's exit watch once output
+ * has ended, and an eventfd that a cancel writes to; the deadline is the
+ * poll's timeout. No thread, no SIGCHLD, no waitpid(-1): the exit watch
  * says when our own child has exited.
  *
  * Order of precedence on every step: a cancel, then a passed deadline,
@@ -15,80 +13,37 @@
  * buffer and alternate between stdout and stderr, so neither starves.
  */
 #define _GNU_SOURCE
-#include "exitwatch.h"
-#include "internal.h"
+#include "stream.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-enum phase {
-    PHASE_ERROR,   /* an error found before spawning waits to be reported */
-    PHASE_TIMEOUT, /* the timeout item waits to be yielded */
-    PHASE_RUNNING,
-    PHASE_DONE,
-};
-
-enum tag { TAG_OUT, TAG_ERR, TAG_EXIT, TAG_TIMER, TAG_WAKE };
-
-struct bsh_stream {
-    enum phase phase;
-    bool quiet; /* the wrapper's stream: errors end it silently */
-    bool pty;
-    int held_master; /* PTY master after its EOF, kept open until the end */
-    pid_t pid;       /* -1 once reaped or never spawned */
-    int fds[2];      /* stdout, stderr (PTY: master, -1) */
-    bool ready[2];
-    int turn; /* which output to read first */
-    int epfd, wakefd, timerfd;
-    struct bsh__exitwatch exit;
-    bool exit_watched; /* the exit watch is in the poll set */
-    bool exited;       /* the child has exited, still unreaped */
-    bool deadline_set, deadline_hit;
-    struct timespec deadline;
-    atomic_int cancelled;
-    char error[BSH_ERROR_MAX];
-    bool has_error;
-    unsigned char buf[BSH_CHUNK_MAX];
-};
-
-static int close_fd(int fd)
+int bsh__close(int fd)
 {
     if (fd >= 0)
         close(fd);
     return -1;
 }
 
-static int watch(struct bsh_stream *s, int fd, enum tag tag)
-{
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = tag};
-    return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-/* Makes the stream fd poll readable without an fd event, for the phases
- * that have an item ready at once. */
-static void wake(struct bsh_stream *s)
+/* Makes the stream poll readable without an fd event, for the phases
+ * that have an item ready at once, and for a cancel. */
+void bsh__stream_wake(struct bsh_stream *s)
 {
     uint64_t one = 1;
     ssize_t n = write(s->wakefd, &one, sizeof(one));
     (void)n; /* a full counter is still readable */
 }
 
-static void fail(struct bsh_stream *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* Records an error found before the run could start. */
-static void fail(struct bsh_stream *s, const char *fmt, ...)
+void bsh__stream_fail(struct bsh_stream *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -97,7 +52,7 @@ static void fail(struct bsh_stream *s, const char *fmt, ...)
     va_end(ap);
     s->has_error = true;
     s->phase = PHASE_ERROR;
-    wake(s);
+    bsh__stream_wake(s);
 }
 
 static bool deadline_passed(struct bsh_stream *s)
@@ -135,11 +90,21 @@ static int reap(struct bsh_stream *s, int *status)
 
 static void release_fds(struct bsh_stream *s)
 {
-    s->fds[0] = close_fd(s->fds[0]);
-    s->fds[1] = close_fd(s->fds[1]);
-    s->held_master = close_fd(s->held_master);
+    s->fds[0] = bsh__close(s->fds[0]);
+    s->fds[1] = bsh__close(s->fds[1]);
+    s->held_master = bsh__close(s->held_master);
     bsh__exitwatch_close(&s->exit);
-    s->timerfd = close_fd(s->timerfd);
+}
+
+/* Kills, reaps and closes whatever the stream still runs. */
+void bsh__stream_abort(struct bsh_stream *s)
+{
+    if (s->pid > 0) {
+        int status;
+        kill_group(s);
+        reap(s, &status);
+    }
+    release_fds(s);
 }
 
 static void status_item(struct bsh_item *item, int status, bool timed_out)
@@ -186,10 +151,11 @@ static int finish(struct bsh_stream *s, struct bsh_item *item, bool timed_out)
     int status = 0;
     kill_group(s);
     int rc = reap(s, &status);
+    int err = errno;
     release_fds(s);
     s->phase = PHASE_DONE;
     if (rc < 0) {
-        wait_error(s, errno);
+        wait_error(s, err);
         return end_with_error(s);
     }
     status_item(item, status, timed_out);
@@ -201,10 +167,7 @@ static int read_error(struct bsh_stream *s, int err)
     bsh__format(s->error, sizeof(s->error), "failed to read output: %s",
                 strerror(err));
     s->has_error = true;
-    kill_group(s);
-    int status;
-    reap(s, &status);
-    release_fds(s);
+    bsh__stream_abort(s);
     return end_with_error(s);
 }
 
@@ -214,11 +177,11 @@ static int read_error(struct bsh_stream *s, int err)
 static void end_output(struct bsh_stream *s, int i)
 {
     if (s->pty) {
-        epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->fds[i], NULL);
+        bsh__stream_fd_remove(s, s->fds[i]);
         s->held_master = s->fds[i];
         s->fds[i] = -1;
     } else {
-        s->fds[i] = close_fd(s->fds[i]);
+        s->fds[i] = bsh__close(s->fds[i]);
     }
 }
 
@@ -266,32 +229,52 @@ static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
     return 0;
 }
 
+/* The poll timeout for the deadline, rounded up to whole milliseconds so
+ * that the wake-up is never early; -1 without a deadline. */
+static int deadline_timeout(const struct bsh_stream *s)
+{
+    if (!s->deadline_set)
+        return -1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ns = (int64_t)(s->deadline.tv_sec - now.tv_sec) * 1000000000 +
+                 (s->deadline.tv_nsec - now.tv_nsec);
+    if (ns <= 0)
+        return 0;
+    int64_t ms = (ns + 999999) / 1000000;
+    return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
 /* Waits for events (or only looks, when !block) and records them. Returns
- * the number of events, 0 when none. */
+ * the number of fds that polled ready. */
 static int wait_events(struct bsh_stream *s, bool block)
 {
-    struct epoll_event ev[8];
-    int n;
-    do
-        n = epoll_wait(s->epfd, ev, 8, block ? -1 : 0);
-    while (n < 0 && errno == EINTR && block);
-    for (int k = 0; k < n; k++) {
-        switch (ev[k].data.u32) {
-        case TAG_OUT:
-        case TAG_ERR:
-            s->ready[ev[k].data.u32] = true;
-            break;
-        case TAG_EXIT:
-            s->exited = bsh__exitwatch_exited(&s->exit);
-            break;
-        case TAG_TIMER:
-            s->deadline_hit = true;
-            break;
-        default: /* the wake eventfd: a cancel, seen through its flag */
-            break;
+    struct pollfd p[4];
+    enum bsh__tag tags[4];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        if (s->fds[i] >= 0) {
+            p[n] = (struct pollfd){s->fds[i], POLLIN, 0};
+            tags[n++] = (enum bsh__tag)i;
         }
     }
-    return n > 0 ? n : 0;
+    if (s->exit_watched) {
+        p[n] = (struct pollfd){s->exit.fd, POLLIN, 0};
+        tags[n++] = TAG_EXIT;
+    }
+    p[n] = (struct pollfd){s->wakefd, POLLIN, 0};
+    tags[n++] = TAG_WAKE;
+    int rc = poll(p, n, block ? deadline_timeout(s) : 0);
+    for (nfds_t k = 0; rc > 0 && k < n; k++) {
+        if (p[k].revents == 0)
+            continue;
+        if (tags[k] == TAG_OUT || tags[k] == TAG_ERR)
+            s->ready[tags[k]] = true;
+        else if (tags[k] == TAG_EXIT)
+            s->exited = bsh__exitwatch_exited(&s->exit);
+        /* TAG_WAKE: a cancel, seen through its flag. */
+    }
+    return rc > 0 ? rc : 0;
 }
 
 static bool outputs_open(const struct bsh_stream *s)
@@ -305,20 +288,17 @@ static bool outputs_ready(const struct bsh_stream *s)
 }
 
 /* After both outputs ended, the child's exit is what we wait for. The
- * exit watch joins the poll set only now: while output flows, an exited
- * child would keep it readable and spin the loop. */
+ * exit watch is polled only now: while output flows, an exited child
+ * would keep it readable and spin the loop. */
 static int watch_exit(struct bsh_stream *s)
 {
     if (s->exit_watched)
         return 0;
     s->exit_watched = true;
     int fd = bsh__exitwatch_arm(&s->exit);
-    if (fd < 0 || watch(s, fd, TAG_EXIT) < 0) {
+    if (fd < 0 || bsh__stream_fd_add(s, fd, TAG_EXIT) < 0) {
         wait_error(s, errno);
-        kill_group(s);
-        int status;
-        reap(s, &status);
-        release_fds(s);
+        bsh__stream_abort(s);
         return -1;
     }
     return 0;
@@ -377,17 +357,12 @@ int bsh_stream_try_next(struct bsh_stream *s, struct bsh_item *item)
     return next_item(s, item, false);
 }
 
-int bsh_stream_fd(const struct bsh_stream *s)
-{
-    return s != NULL ? s->epfd : -1;
-}
-
 void bsh_stream_cancel(struct bsh_stream *s)
 {
     if (s == NULL)
         return;
     atomic_store(&s->cancelled, 1);
-    wake(s);
+    bsh__stream_wake(s);
 }
 
 const char *bsh_stream_error(const struct bsh_stream *s)
@@ -400,201 +375,32 @@ int bsh_stream_pid(const struct bsh_stream *s)
     return s != NULL ? (int)s->pid : -1;
 }
 
-void bsh_stream_free(struct bsh_stream *s)
+struct bsh_stream *bsh__stream_new(bool quiet)
 {
-    if (s == NULL)
-        return;
-    if (s->pid > 0) {
-        int status;
-        kill_group(s);
-        reap(s, &status);
-    }
-    release_fds(s);
-    close_fd(s->wakefd);
-    close_fd(s->epfd);
-    free(s);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Starting a run                                                          */
-
-static struct bsh_stream *stream_new(bool quiet)
-{
-    struct bsh_stream *s = calloc(1, sizeof(*s));
+    struct bsh_stream *s = aligned_alloc(64, sizeof(*s));
     if (s == NULL)
         return NULL;
+    memset(s, 0, sizeof(*s));
     s->quiet = quiet;
     s->pid = -1;
     s->fds[0] = s->fds[1] = -1;
-    s->timerfd = s->held_master = -1;
+    s->held_master = s->epfd = s->timerfd = -1;
     s->exit.fd = -1;
     atomic_init(&s->cancelled, 0);
-    s->epfd = epoll_create1(EPOLL_CLOEXEC);
     s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->epfd < 0 || s->wakefd < 0 || watch(s, s->wakefd, TAG_WAKE) < 0) {
-        bsh_stream_free(s);
+    if (s->wakefd < 0) {
+        free(s);
         return NULL;
     }
     return s;
 }
 
-/* The deadline counts from `start`, the moment bsh_run() was called, so
- * the guards' time is inside it. */
-static void set_deadline(struct bsh_stream *s, struct timespec start,
-                         int64_t timeout_ms)
+void bsh_stream_free(struct bsh_stream *s)
 {
-    s->deadline = start;
-    s->deadline.tv_sec += (time_t)(timeout_ms / 1000);
-    s->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (s->deadline.tv_nsec >= 1000000000L) {
-        s->deadline.tv_sec++;
-        s->deadline.tv_nsec -= 1000000000L;
-    }
-    s->deadline_set = true;
-}
-
-/* Arms the timerfd at the deadline so that the stream fd wakes pollers. */
-static int arm_timer(struct bsh_stream *s)
-{
-    struct itimerspec its = {.it_value = s->deadline};
-    s->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (s->timerfd < 0 ||
-        timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ||
-        watch(s, s->timerfd, TAG_TIMER) < 0)
-        return -1;
-    return 0;
-}
-
-static const char *invalid_env_name(const struct bsh_run_opts *o)
-{
-    for (size_t i = 0; o->env != NULL && i < o->env_count; i++)
-        if (!bsh_env_name_valid(o->env[i].name))
-            return o->env[i].name != NULL ? o->env[i].name : "(null)";
-    return NULL;
-}
-
-static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
-{
-    const char *prefix = o->pty ? "failed to spawn command in pty"
-                                : "failed to spawn bash process";
-    size_t len = strlen(o->command);
-    if (len >= BSH_ARG_MAX) {
-        char why[160];
-        bsh__format(why, sizeof(why),
-                    "%s: command is %zu bytes; the kernel takes at most %d "
-                    "bytes in one argument",
-                    prefix, len, BSH_ARG_MAX - 1);
-        fail(s, "%s", why);
-        return;
-    }
-    char **envp = NULL;
-    if (o->env != NULL && o->env_count > 0) {
-        envp = bsh__env_build(o->env, o->env_count);
-        if (envp == NULL) {
-            fail(s, "%s: out of memory", prefix);
-            return;
-        }
-    }
-    const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
-    struct bsh__spawn sp = {-1, -1, -1};
-    char why[BSH_ERROR_MAX];
-    int rc =
-        o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, why, sizeof(why))
-               : bsh__spawn_pipes(o->command, cwd, envp, &sp, why, sizeof(why));
-    free(envp);
-    if (rc < 0) {
-        fail(s, "%s", why);
-        return;
-    }
-    s->pid = sp.pid;
-    s->pty = o->pty;
-    bsh__exitwatch_open(&s->exit, s->pid);
-    s->fds[0] = sp.out_fd;
-    s->fds[1] = sp.err_fd;
-    s->phase = PHASE_RUNNING;
-}
-
-/* Registers the outputs and the deadline with the poll set. */
-static void start_watching(struct bsh_stream *s)
-{
-    for (int i = 0; i < 2; i++) {
-        if (s->fds[i] >= 0 && watch(s, s->fds[i], (enum tag)i) < 0) {
-            int saved = errno;
-            kill_group(s);
-            int status;
-            reap(s, &status);
-            release_fds(s);
-            fail(s, "failed to watch output: %s", strerror(saved));
-            return;
-        }
-    }
-}
-
-static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
-                  struct timespec started)
-{
-    const char *bad = invalid_env_name(o);
-    if (bad != NULL) {
-        fail(s, "invalid env variable name: %s", bad);
-        return;
-    }
-    if (o->timeout_ms == 0 && o->pty) {
-        s->phase = PHASE_TIMEOUT; /* nothing is opened or spawned */
-        wake(s);
-        return;
-    }
-    if (o->timeout_ms > 0) {
-        set_deadline(s, started, o->timeout_ms);
-        if (arm_timer(s) < 0) {
-            fail(s, "failed to arm the deadline: %s", strerror(errno));
-            return;
-        }
-    }
-    spawn_child(s, o);
-    if (s->phase != PHASE_RUNNING)
-        return;
-    if (o->timeout_ms == 0) {
-        /* The reference spawns, then kills at once: one timeout item. */
-        int status;
-        kill_group(s);
-        reap(s, &status);
-        release_fds(s);
-        s->phase = PHASE_TIMEOUT;
-        wake(s);
-        return;
-    }
-    start_watching(s);
-}
-
-static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
-               struct bsh_error *err, bool quiet)
-{
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
-    if (out != NULL)
-        *out = NULL;
-    if (o == NULL || o->command == NULL || out == NULL ||
-        (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1)
-        return BSH_EINVAL;
-    int rc = bsh_check(o->command, strlen(o->command), err);
-    if (rc != BSH_OK)
-        return rc;
-    struct bsh_stream *s = stream_new(quiet);
     if (s == NULL)
-        return BSH_ENOMEM;
-    start(s, o, started);
-    *out = s;
-    return BSH_OK;
-}
-
-int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
-            struct bsh_error *err)
-{
-    return run(opts, out, err, false);
-}
-
-int bsh__run_quiet(const struct bsh_run_opts *opts, struct bsh_stream **out,
-                   struct bsh_error *err)
-{
-    return run(opts, out, err, true);
+        return;
+    bsh__stream_abort(s);
+    bsh__stream_fd_release(s);
+    bsh__close(s->wakefd);
+    free(s);
 }

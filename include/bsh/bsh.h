@@ -178,9 +178,12 @@ BSH_API int bsh_stream_try_next(struct bsh_stream *stream,
  * One file descriptor that polls readable (POLLIN) whenever the stream can
  * make progress: output, the child's exit, the deadline or a cancel. Add it
  * to your poll/epoll/libuv loop and call bsh_stream_try_next() until it
- * returns BSH_EAGAIN. Owned by the stream; do not close it.
+ * returns BSH_EAGAIN. Made on the first call (an epoll set, plus a timerfd
+ * for the deadline), so callers of bsh_stream_next() alone never pay for
+ * it; -1 with errno if it cannot be made (the blocking calls still work).
+ * Owned by the stream; do not close it.
  */
-BSH_API int bsh_stream_fd(const struct bsh_stream *stream);
+BSH_API int bsh_stream_fd(struct bsh_stream *stream);
 
 /**
  * Ask the stream to stop: the next call kills the whole process group

@@ -483,6 +483,38 @@ static void test_many_from_one_thread(void)
         bsh_stream_free(s[i]);
 }
 
+/* The pollable fd wakes an outside loop for the deadline and for a
+ * cancel, not only for output. */
+static void test_pollable_fd_wakes(void)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "sleep 100";
+    o.timeout_ms = 300;
+    struct bsh_stream *s;
+    bsh_run(&o, &s, NULL);
+    struct pollfd p = {bsh_stream_fd(s), POLLIN, 0};
+    struct bsh_item it;
+    double t0 = now_ms();
+    int rc = BSH_EAGAIN;
+    while (rc == BSH_EAGAIN && now_ms() - t0 < 5000) {
+        poll(&p, 1, 5000);
+        rc = bsh_stream_try_next(s, &it);
+    }
+    ok(rc == 1 && it.has_signal && it.signal == -1 && now_ms() - t0 < 3000,
+       "an outside poll wakes for the deadline: timeout item");
+    bsh_stream_free(s);
+
+    o.timeout_ms = BSH_NO_TIMEOUT;
+    bsh_run(&o, &s, NULL);
+    p.fd = bsh_stream_fd(s);
+    ok(poll(&p, 1, 0) == 0, "nothing ready while sleep runs");
+    bsh_stream_cancel(s);
+    ok(poll(&p, 1, 1000) == 1, "a cancel makes the fd readable");
+    rc = bsh_stream_try_next(s, &it);
+    ok(rc == 1 && it.has_signal && it.signal == 9, "and yields the kill");
+    bsh_stream_free(s);
+}
+
 static void test_sigchld_ignored(void)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, old;
@@ -511,6 +543,7 @@ int main(void)
     test_cwd_and_spawn_errors();
     test_guards_and_wrapper();
     test_many_from_one_thread();
+    test_pollable_fd_wakes();
     test_sigchld_ignored();
     is_int(count_fds(), fds_before, "no fd left open");
     ok(no_children(), "no child or zombie left");

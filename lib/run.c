@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Starting a run: the guards, the environment check, the deadline and the
+ * spawn. Errors after the guards become errors of the stream, reported by
+ * its first bsh_stream_next(), as the reference's stream reports them.
+ */
+#define _GNU_SOURCE
+#include "stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void set_deadline(struct bsh_stream *s, struct timespec start,
+                         int64_t timeout_ms)
+{
+    s->deadline = start;
+    s->deadline.tv_sec += (time_t)(timeout_ms / 1000);
+    s->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (s->deadline.tv_nsec >= 1000000000L) {
+        s->deadline.tv_sec++;
+        s->deadline.tv_nsec -= 1000000000L;
+    }
+    s->deadline_set = true;
+}
+
+static const char *invalid_env_name(const struct bsh_run_opts *o)
+{
+    for (size_t i = 0; o->env != NULL && i < o->env_count; i++)
+        if (!bsh_env_name_valid(o->env[i].name))
+            return o->env[i].name != NULL ? o->env[i].name : "(null)";
+    return NULL;
+}
+
+static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
+{
+    const char *prefix = o->pty ? "failed to spawn command in pty"
+                                : "failed to spawn bash process";
+    size_t len = strlen(o->command);
+    if (len >= BSH_ARG_MAX) {
+        char why[160];
+        bsh__format(why, sizeof(why),
+                    "%s: command is %zu bytes; the kernel takes at most %d "
+                    "bytes in one argument",
+                    prefix, len, BSH_ARG_MAX - 1);
+        bsh__stream_fail(s, "%s", why);
+        return;
+    }
+    char **envp = NULL;
+    if (o->env != NULL && o->env_count > 0) {
+        envp = bsh__env_build(o->env, o->env_count);
+        if (envp == NULL) {
+            bsh__stream_fail(s, "%s: out of memory", prefix);
+            return;
+        }
+    }
+    const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
+    struct bsh__spawn sp = {-1, -1, -1};
+    char why[BSH_ERROR_MAX];
+    int rc =
+        o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, why, sizeof(why))
+               : bsh__spawn_pipes(o->command, cwd, envp, &sp, why, sizeof(why));
+    free(envp);
+    if (rc < 0) {
+        bsh__stream_fail(s, "%s", why);
+        return;
+    }
+    s->pid = sp.pid;
+    s->pty = o->pty;
+    bsh__exitwatch_open(&s->exit, s->pid);
+    s->fds[0] = sp.out_fd;
+    s->fds[1] = sp.err_fd;
+    s->phase = PHASE_RUNNING;
+}
+
+static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
+                  struct timespec started)
+{
+    const char *bad = invalid_env_name(o);
+    if (bad != NULL) {
+        bsh__stream_fail(s, "invalid env variable name: %s", bad);
+        return;
+    }
+    if (o->timeout_ms == 0 && o->pty) {
+        s->phase = PHASE_TIMEOUT; /* nothing is opened or spawned */
+        bsh__stream_wake(s);
+        return;
+    }
+    if (o->timeout_ms > 0)
+        set_deadline(s, started, o->timeout_ms);
+    spawn_child(s, o);
+    if (s->phase != PHASE_RUNNING)
+        return;
+    if (o->timeout_ms == 0) {
+        /* The reference spawns, then kills at once: one timeout item. */
+        bsh__stream_abort(s);
+        s->phase = PHASE_TIMEOUT;
+        bsh__stream_wake(s);
+    }
+}
+
+static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
+               struct bsh_error *err, bool quiet)
+{
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    if (out != NULL)
+        *out = NULL;
+    if (o == NULL || o->command == NULL || out == NULL ||
+        (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1)
+        return BSH_EINVAL;
+    int rc = bsh_check(o->command, strlen(o->command), err);
+    if (rc != BSH_OK)
+        return rc;
+    struct bsh_stream *s = bsh__stream_new(quiet);
+    if (s == NULL)
+        return BSH_ENOMEM;
+    start(s, o, started);
+    *out = s;
+    return BSH_OK;
+}
+
+int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
+            struct bsh_error *err)
+{
+    return run(opts, out, err, false);
+}
+
+int bsh__run_quiet(const struct bsh_run_opts *opts, struct bsh_stream **out,
+                   struct bsh_error *err)
+{
+    return run(opts, out, err, true);
+}
