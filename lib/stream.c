@@ -229,20 +229,23 @@ static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
     return 0;
 }
 
-/* The poll timeout for the deadline, rounded up to whole milliseconds so
- * that the wake-up is never early; -1 without a deadline. */
-static int deadline_timeout(const struct bsh_stream *s)
+/* The time left until the deadline, for ppoll (nanosecond precision:
+ * the timeout item is due the moment the deadline passes); NULL without a
+ * deadline. */
+static const struct timespec *time_left(const struct bsh_stream *s,
+                                        struct timespec *left)
 {
     if (!s->deadline_set)
-        return -1;
+        return NULL;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     int64_t ns = (int64_t)(s->deadline.tv_sec - now.tv_sec) * 1000000000 +
                  (s->deadline.tv_nsec - now.tv_nsec);
-    if (ns <= 0)
-        return 0;
-    int64_t ms = (ns + 999999) / 1000000;
-    return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+    if (ns < 0)
+        ns = 0;
+    left->tv_sec = (time_t)(ns / 1000000000);
+    left->tv_nsec = (long)(ns % 1000000000);
+    return left;
 }
 
 /* Waits for events (or only looks, when !block) and records them. Returns
@@ -264,7 +267,8 @@ static int wait_events(struct bsh_stream *s, bool block)
     }
     p[n] = (struct pollfd){s->wakefd, POLLIN, 0};
     tags[n++] = TAG_WAKE;
-    int rc = poll(p, n, block ? deadline_timeout(s) : 0);
+    struct timespec left, zero = {0, 0};
+    int rc = ppoll(p, n, block ? time_left(s, &left) : &zero, NULL);
     for (nfds_t k = 0; rc > 0 && k < n; k++) {
         if (p[k].revents == 0)
             continue;

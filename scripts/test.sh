@@ -43,7 +43,12 @@ asan=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DBSH_SANITIZE=address,undefi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1
 
+npm_install() { # the official MCP SDK for the MCP tests, pinned by package-lock.json
+    (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 step "format" format_check
+step "npm ci (MCP SDK client)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
 step "tests" run_ctest build/dev -LE valgrind
 step "build asan+ubsan (gcc)" configure_build build/asan-gcc gcc "${asan[@]}"

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `bsh mcp`: the bash_run tool over MCP (JSON-RPC 2.0, one message per
+ * line) on stdin/stdout, a thin layer over libbsh (SPEC 4).
+ */
+#ifndef BSH_MCP_H
+#define BSH_MCP_H
+
+#include <bsh/bsh.h>
+
+/* The execution context every call runs in: the wrapper's configuration. */
+struct mcp_config {
+    const char *cwd;
+    const struct bsh_env_var *env;
+    size_t env_count;
+    int64_t timeout_ms; /* default per call; BSH_NO_TIMEOUT for none */
+    bool pty;
+    size_t budget;   /* characters of output text per reply */
+    size_t max_line; /* longest accepted message, bytes */
+    int max_calls;   /* calls in flight at once */
+};
+
+#define MCP_DEFAULT_TIMEOUT_MS 600000
+#define MCP_DEFAULT_BUDGET     30000
+#define MCP_DEFAULT_MAX_LINE   (4u << 20)
+#define MCP_DEFAULT_MAX_CALLS  256
+
+/* Serves until stdin ends; returns the process exit status. */
+int mcp_serve(const struct mcp_config *cfg);
+
+#endif

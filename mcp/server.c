@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MCP server's loop: one poll over stdin and every running call's
+ * stream fd, so a long call never delays the answer to another request.
+ * Messages are lines of at most cfg->max_line bytes; a longer line is
+ * answered with a parse error and skipped. EOF on stdin kills every
+ * running call's process group and ends the server with status 0.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const protocol_versions[] = {"2025-06-18", "2025-03-26",
+                                                "2024-11-05"};
+
+struct server {
+    const struct mcp_config *cfg;
+    struct call *calls;
+    int ncalls;
+    char *line;
+    size_t len;
+    bool skipping; /* inside a line that was too long */
+    bool eof;
+};
+
+static json_t *initialize_result(json_t *params)
+{
+    json_t *asked = json_object_get(params, "protocolVersion");
+    const char *version = protocol_versions[0];
+    for (size_t i = 0; i < 3 && json_is_string(asked); i++)
+        if (strcmp(json_string_value(asked), protocol_versions[i]) == 0)
+            version = protocol_versions[i];
+    return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
+                     version, "capabilities", "tools", "listChanged", 0,
+                     "serverInfo", "name", "bsh", "version", bsh_version(),
+                     "instructions",
+                     "bash_run runs a bash command line (bash -c) and "
+                     "returns its output and exit status.");
+}
+
+static void cancel_call(struct server *sv, json_t *params)
+{
+    json_t *rid = json_object_get(params, "requestId");
+    for (struct call *c = sv->calls; rid != NULL && c != NULL; c = c->next) {
+        if (json_equal(c->id, rid)) {
+            c->cancelled = true;
+            bsh_stream_cancel(c->stream);
+        }
+    }
+}
+
+static void start_call(struct server *sv, json_t *id, json_t *params)
+{
+    if (sv->ncalls >= sv->cfg->max_calls) {
+        rpc_error(id, RPC_SERVER_BUSY, "too many calls in flight");
+        return;
+    }
+    struct call *c = tool_start(sv->cfg, id, params);
+    if (c == NULL)
+        return;
+    c->next = sv->calls;
+    sv->calls = c;
+    sv->ncalls++;
+}
+
+static void dispatch(struct server *sv, const char *method, json_t *id,
+                     json_t *params)
+{
+    bool request = id != NULL;
+    if (strcmp(method, "initialize") == 0 && request) {
+        rpc_result(id, initialize_result(params));
+    } else if (strcmp(method, "ping") == 0 && request) {
+        rpc_result(id, json_object());
+    } else if (strcmp(method, "tools/list") == 0 && request) {
+        rpc_result(id, json_pack("{s:[o]}", "tools", tool_description()));
+    } else if (strcmp(method, "tools/call") == 0 && request) {
+        if (!json_is_object(params))
+            rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs params");
+        else
+            start_call(sv, id, params);
+    } else if (strcmp(method, "notifications/cancelled") == 0) {
+        cancel_call(sv, params);
+    } else if (request) {
+        char why[160];
+        snprintf(why, sizeof(why), "Method not found: %.100s", method);
+        rpc_error(id, RPC_METHOD_NOT_FOUND, why);
+    } /* other notifications, e.g. notifications/initialized: nothing to do */
+}
+
+static void handle_message(struct server *sv, const char *text, size_t len)
+{
+    json_error_t jerr;
+    json_t *msg = json_loadb(text, len, 0, &jerr);
+    if (msg == NULL) {
+        char why[256];
+        snprintf(why, sizeof(why), "Parse error: %s", jerr.text);
+        rpc_error(NULL, RPC_PARSE_ERROR, why);
+        return;
+    }
+    json_t *id = json_object_get(msg, "id");
+    json_t *method = json_object_get(msg, "method");
+    json_t *version = json_object_get(msg, "jsonrpc");
+    bool id_ok = id == NULL || json_is_string(id) || json_is_integer(id) ||
+                 json_is_null(id);
+    if (!json_is_object(msg) || !json_is_string(version) ||
+        strcmp(json_string_value(version), "2.0") != 0 || !id_ok ||
+        !json_is_string(method)) {
+        /* Replies from a client (result/error without method) are fine. */
+        if (!(json_is_object(msg) && method == NULL &&
+              (json_object_get(msg, "result") != NULL ||
+               json_object_get(msg, "error") != NULL)))
+            rpc_error(id_ok ? id : NULL, RPC_INVALID_REQUEST,
+                      "Invalid Request: expected a JSON-RPC 2.0 object "
+                      "with a string method");
+    } else {
+        dispatch(sv, json_string_value(method), id,
+                 json_object_get(msg, "params"));
+    }
+    json_decref(msg);
+}
+
+/* Takes the complete lines out of the input buffer. */
+static void take_lines(struct server *sv)
+{
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(sv->line + start, '\n', sv->len - start);
+        if (nl == NULL)
+            break;
+        size_t end = (size_t)(nl - sv->line), n = end - start;
+        if (n > 0 && sv->line[end - 1] == '\r')
+            n--;
+        if (sv->skipping)
+            sv->skipping = false;
+        else if (n > 0)
+            handle_message(sv, sv->line + start, n);
+        start = end + 1;
+    }
+    memmove(sv->line, sv->line + start, sv->len - start);
+    sv->len -= start;
+    if (sv->len > sv->cfg->max_line) {
+        if (!sv->skipping) {
+            char why[128];
+            snprintf(why, sizeof(why),
+                     "Parse error: message longer than %zu "
+                     "bytes",
+                     sv->cfg->max_line);
+            rpc_error(NULL, RPC_PARSE_ERROR, why);
+        }
+        sv->skipping = true;
+        sv->len = 0;
+    }
+}
+
+static void read_input(struct server *sv)
+{
+    size_t room = sv->cfg->max_line + 65536 - sv->len;
+    ssize_t n = read(0, sv->line + sv->len, room < 65536 ? room : 65536);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        sv->eof = true;
+        if (sv->len > 0 && !sv->skipping)
+            handle_message(sv, sv->line, sv->len); /* a last unended line */
+        sv->len = 0;
+        return;
+    }
+    sv->len += (size_t)n;
+    take_lines(sv);
+}
+
+static void pump_calls(struct server *sv)
+{
+    for (struct call **pp = &sv->calls; *pp != NULL;) {
+        struct call *c = *pp;
+        if (tool_pump(c)) {
+            *pp = c->next;
+            tool_free(c);
+            sv->ncalls--;
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
+static void wait_for_work(struct server *sv)
+{
+    struct pollfd *p = calloc((size_t)sv->ncalls + 1, sizeof(*p));
+    if (p == NULL)
+        return;
+    nfds_t n = 0;
+    if (!sv->eof)
+        p[n++] = (struct pollfd){0, POLLIN, 0};
+    for (struct call *c = sv->calls; c != NULL; c = c->next)
+        p[n++] = (struct pollfd){bsh_stream_fd(c->stream), POLLIN, 0};
+    if (poll(p, n, -1) > 0 && !sv->eof && p[0].revents != 0)
+        read_input(sv);
+    free(p);
+}
+
+int mcp_serve(const struct mcp_config *cfg)
+{
+    struct server sv = {cfg, NULL, 0, NULL, 0, false, false};
+    sv.line = malloc(cfg->max_line + 65536);
+    if (sv.line == NULL) {
+        mcp_log("out of memory");
+        return 1;
+    }
+    mcp_log("serving bash_run on stdio (bsh %s)", bsh_version());
+    while (!sv.eof) {
+        wait_for_work(&sv);
+        pump_calls(&sv);
+    }
+    /* The client is gone: kill every running call's group. */
+    while (sv.calls != NULL) {
+        struct call *c = sv.calls;
+        sv.calls = c->next;
+        tool_free(c);
+    }
+    free(sv.line);
+    return 0;
+}

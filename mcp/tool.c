@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bash_run tool: a tools/call runs the command through the guards and
+ * the engine with the server's configuration, reports progress while
+ * output arrives, and answers with the output text (within the budget),
+ * the way the run ended, and structured content.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROGRESS_INTERVAL_MS 100.0
+
+double mcp_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+json_t *tool_description(void)
+{
+    return json_loads(bsh_bash_tool_json(), 0, NULL);
+}
+
+static json_t *text_content(const char *text, size_t len)
+{
+    return json_pack("[{s:s, s:s%}]", "type", "text", "text", text, len);
+}
+
+/* The answer to a call the guards rejected. */
+static void answer_rejected(json_t *id, const char *message)
+{
+    json_t *result = json_pack(
+        "{s:o, s:b, s:{s:n, s:n, s:b, s:s, s:s, s:i, s:s}}", "content",
+        text_content(message, strlen(message)), "isError", 1,
+        "structuredContent", "exit_code", "signal", "timed_out", 0, "stdout",
+        "", "stderr", "", "truncated_bytes", 0, "error", message);
+    rpc_result(id, result);
+}
+
+/* Reads the arguments; false after answering a -32602 error. */
+static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
+                            json_t *params, const char **command,
+                            int64_t *timeout_ms)
+{
+    json_t *name = json_object_get(params, "name");
+    json_t *args = json_object_get(params, "arguments");
+    char why[200];
+    if (!json_is_string(name)) {
+        rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a string 'name'");
+        return false;
+    }
+    if (strcmp(json_string_value(name), "bash_run") != 0) {
+        snprintf(why, sizeof(why), "Unknown tool: %.100s",
+                 json_string_value(name));
+        rpc_error(id, RPC_INVALID_PARAMS, why);
+        return false;
+    }
+    json_t *cmd = json_object_get(args, "command");
+    if (!json_is_string(cmd)) {
+        rpc_error(id, RPC_INVALID_PARAMS,
+                  "bash_run needs arguments.command, a string");
+        return false;
+    }
+    json_t *t = json_object_get(args, "timeout_ms");
+    *timeout_ms = cfg->timeout_ms;
+    if (t != NULL && !json_is_null(t)) {
+        if (!json_is_integer(t) || json_integer_value(t) < 0) {
+            rpc_error(id, RPC_INVALID_PARAMS,
+                      "bash_run: timeout_ms must be an integer >= 0");
+            return false;
+        }
+        *timeout_ms = json_integer_value(t);
+    }
+    *command = json_string_value(cmd);
+    return true;
+}
+
+struct call *tool_start(const struct mcp_config *cfg, json_t *id,
+                        json_t *params)
+{
+    const char *command;
+    int64_t timeout_ms;
+    if (!parse_arguments(cfg, id, params, &command, &timeout_ms))
+        return NULL;
+    struct call *c = calloc(1, sizeof(*c));
+    if (c == NULL || capture_init(&c->cap, cfg->budget) < 0) {
+        if (c != NULL)
+            capture_release(&c->cap);
+        free(c);
+        rpc_error(id, RPC_SERVER_BUSY, "out of memory");
+        return NULL;
+    }
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = command;
+    o.cwd = cfg->cwd;
+    o.env = cfg->env;
+    o.env_count = cfg->env_count;
+    o.timeout_ms = timeout_ms;
+    o.pty = cfg->pty;
+    struct bsh_error err;
+    int rc = bsh_run(&o, &c->stream, &err);
+    if (rc != BSH_OK) {
+        answer_rejected(id, rc == BSH_EGUARD ? err.text_err
+                                             : "bsh could not start the run");
+        tool_free(c);
+        return NULL;
+    }
+    c->id = json_incref(id);
+    json_t *meta = json_object_get(params, "_meta");
+    json_t *token = json_object_get(meta, "progressToken");
+    if (json_is_string(token) || json_is_integer(token))
+        c->progress_token = json_incref(token);
+    c->timeout_ms = timeout_ms;
+    c->pty = cfg->pty;
+    return c;
+}
+
+static void maybe_progress(struct call *c)
+{
+    double now = mcp_now_ms();
+    if (c->progress_token == NULL ||
+        now - c->last_progress_ms < PROGRESS_INTERVAL_MS)
+        return;
+    c->last_progress_ms = now;
+    char msg[64];
+    snprintf(msg, sizeof(msg), "%llu bytes of output",
+             (unsigned long long)c->bytes);
+    rpc_notify("notifications/progress",
+               json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token,
+                         "progress", (json_int_t)c->bytes, "message", msg));
+}
+
+/* A part as valid UTF-8 JSON text; PTY output loses its escapes. */
+static json_t *part_string(struct capture_part *p, bool pty)
+{
+    if (pty)
+        p->len = terminal_clean(p->text, p->len);
+    size_t n;
+    char *clean = utf8_sanitize(p->text, p->len, &n);
+    json_t *s = clean != NULL ? json_stringn(clean, n) : json_string("");
+    free(clean);
+    return s;
+}
+
+/* How the run ended, as the last line of the text ("" for exit 0). */
+static void ending_line(const struct call *c, const struct bsh_item *st,
+                        const char *error, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (error != NULL)
+        snprintf(buf, size, "error: %s", error);
+    else if (st->has_signal && st->signal == -1)
+        snprintf(buf, size, "timed out after %lld ms",
+                 (long long)c->timeout_ms);
+    else if (st->has_signal)
+        snprintf(buf, size, "signal: %d", st->signal);
+    else if (st->exit_code != 0)
+        snprintf(buf, size, "exit code: %d", st->exit_code);
+}
+
+static json_t *joined_text(json_t *out, json_t *err, const char *ending)
+{
+    size_t lo = json_string_length(out), le = json_string_length(err);
+    size_t ln = strlen(ending);
+    char *text = malloc(lo + le + ln + 2);
+    if (text == NULL)
+        return json_string("");
+    memcpy(text, json_string_value(out), lo);
+    memcpy(text + lo, json_string_value(err), le);
+    size_t n = lo + le;
+    if (ln > 0 && n > 0 && text[n - 1] != '\n')
+        text[n++] = '\n';
+    memcpy(text + n, ending, ln);
+    json_t *s = json_stringn(text, n + ln);
+    free(text);
+    return s;
+}
+
+/* Answers the call from what it captured and how it ended (`st`, or the
+ * stream error `error`). */
+static void answer(struct call *c, const struct bsh_item *st, const char *error)
+{
+    struct capture_part po, pe;
+    if (capture_parts(&c->cap, &po, &pe) < 0) {
+        rpc_error(c->id, RPC_SERVER_BUSY, "out of memory");
+        return;
+    }
+    json_t *out = part_string(&po, c->pty), *err = part_string(&pe, false);
+    char ending[BSH_ERROR_MAX + 32];
+    ending_line(c, st, error, ending, sizeof(ending));
+    json_t *text = joined_text(out, err, ending);
+    bool timed_out = error == NULL && st->has_signal && st->signal == -1;
+    bool failed = error != NULL || ending[0] != '\0';
+    json_t *structured = json_pack(
+        "{s:o, s:o, s:b, s:o, s:o, s:I}", "exit_code",
+        error == NULL && st->has_exit_code ? json_integer(st->exit_code)
+                                           : json_null(),
+        "signal",
+        error == NULL && st->has_signal && !timed_out ? json_integer(st->signal)
+                                                      : json_null(),
+        "timed_out", timed_out, "stdout", out, "stderr", err, "truncated_bytes",
+        (json_int_t)(po.omitted + pe.omitted));
+    if (error != NULL)
+        json_object_set_new(structured, "error", json_string(error));
+    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
+    rpc_result(c->id,
+               json_pack("{s:o, s:b, s:o}", "content", content, "isError",
+                         failed, "structuredContent", structured));
+    free(po.text);
+    free(pe.text);
+}
+
+bool tool_pump(struct call *c)
+{
+    struct bsh_item it;
+    int rc;
+    while ((rc = bsh_stream_try_next(c->stream, &it)) == 1) {
+        if (it.kind == BSH_ITEM_STATUS) {
+            if (!c->cancelled)
+                answer(c, &it, NULL);
+            return true;
+        }
+        capture_add(&c->cap, it.kind == BSH_ITEM_STDERR, it.data, it.len);
+        c->bytes += it.len;
+        maybe_progress(c);
+    }
+    if (rc == BSH_EAGAIN)
+        return false;
+    if (!c->cancelled && rc < 0) {
+        struct bsh_item none;
+        memset(&none, 0, sizeof(none));
+        answer(c, &none, bsh_stream_error(c->stream));
+    } else if (!c->cancelled) { /* ended without a status: cannot happen */
+        rpc_error(c->id, RPC_SERVER_BUSY, "the run ended without a status");
+    }
+    return true;
+}
+
+void tool_free(struct call *c)
+{
+    if (c == NULL)
+        return;
+    bsh_stream_free(c->stream);
+    capture_release(&c->cap);
+    json_decref(c->id);
+    json_decref(c->progress_token);
+    free(c);
+}

@@ -1,0 +1,67 @@
+// Shared helpers for the MCP tests: where bsh is, a connected SDK client,
+// and a raw line-level peer for protocol tests.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const BSH = process.env.BSH;
+if (!BSH) throw new Error('set BSH to the bsh executable');
+
+export async function connect(args = []) {
+  const transport = new StdioClientTransport({
+    command: BSH, args: ['mcp', ...args], stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bsh-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+// True while a process with this pid exists and is not a zombie.
+export function alive(pid) {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return false;
+  try {
+    const stat = readFileSync(path, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+export async function gone(pid, ms = 3000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return !alive(pid);
+}
+
+// A raw peer: write lines, read parsed reply lines in order.
+export function rawServer(args = []) {
+  const child = spawn(BSH, ['mcp', ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = [];
+  const waiters = [];
+  const rl = createInterface({ input: child.stdout });
+  rl.on('line', (line) => {
+    const w = waiters.shift();
+    if (w) w(line); else lines.push(line);
+  });
+  const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  return {
+    child,
+    exited,
+    send(obj) { child.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n'); },
+    next(ms = 5000) {
+      if (lines.length) return Promise.resolve(JSON.parse(lines.shift()));
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('no reply in time')), ms);
+        waiters.push((line) => { clearTimeout(t); resolve(JSON.parse(line)); });
+      });
+    },
+    close() { child.stdin.end(); },
+  };
+}

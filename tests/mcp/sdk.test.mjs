@@ -1,0 +1,151 @@
+// `bsh mcp` driven by the official MCP TypeScript SDK client
+// (Client + StdioClientTransport), as an AI agent would use it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, gone } from './helpers.mjs';
+
+let client;
+before(async () => { client = await connect(); });
+after(async () => { await client.close(); });
+
+const run = (command, extra = {}, options) =>
+  client.callTool({ name: 'bash_run', arguments: { command, ...extra } }, undefined, options);
+
+test('tools/list offers bash_run with its input schema', async () => {
+  const { tools } = await client.listTools();
+  assert.equal(tools.length, 1);
+  assert.equal(tools[0].name, 'bash_run');
+  assert.equal(tools[0].inputSchema.type, 'object');
+  assert.deepEqual(tools[0].inputSchema.required, ['command']);
+  assert.equal(tools[0].inputSchema.properties.command.type, 'string');
+  assert.equal(tools[0].inputSchema.properties.timeout_ms.type, 'integer');
+});
+
+test('a plain call returns the output', async () => {
+  const r = await run('echo hello');
+  assert.equal(r.isError, false);
+  assert.deepEqual(r.content, [{ type: 'text', text: 'hello\n' }]);
+  assert.equal(r.structuredContent.exit_code, 0);
+  assert.equal(r.structuredContent.stdout, 'hello\n');
+});
+
+test('stderr follows stdout, a non-zero exit is an error', async () => {
+  const r = await run('echo out; echo err >&2; exit 3');
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text, 'out\nerr\nexit code: 3');
+  assert.equal(r.structuredContent.exit_code, 3);
+  assert.equal(r.structuredContent.stderr, 'err\n');
+});
+
+test('death by signal', async () => {
+  const r = await run('kill -TERM $$');
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text, 'signal: 15');
+  assert.equal(r.structuredContent.signal, 15);
+  assert.equal(r.structuredContent.exit_code, null);
+});
+
+test('invalid UTF-8 is replaced, not lost', async () => {
+  const r = await run("printf 'a\\377b'");
+  assert.equal(r.content[0].text, 'a\uFFFDb');
+});
+
+test('a timeout kills the command and says so', async () => {
+  const t0 = Date.now();
+  const r = await run('echo started; sleep 10', { timeout_ms: 300 });
+  assert.ok(Date.now() - t0 < 3000);
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text, 'started\ntimed out after 300 ms');
+  assert.equal(r.structuredContent.timed_out, true);
+});
+
+test('a guard rejection runs nothing', async () => {
+  const r = await run('rm -rf /');
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /^Pattern match found: \(\?i\)\\brm/);
+  const abs = await run('/bin/echo hi');
+  assert.equal(abs.content[0].text, 'absolute command not allowed, use relative path');
+});
+
+test('a cancelled call has its process killed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bsh-mcp-'));
+  const pidfile = join(dir, 'pid');
+  const ac = new AbortController();
+  const call = run(`sleep 100 & echo $! > ${pidfile}; wait`, {}, { signal: ac.signal });
+  let pid;
+  for (let i = 0; i < 100 && !pid; i++) {
+    await new Promise((r) => setTimeout(r, 30));
+    try { pid = Number(readFileSync(pidfile, 'utf8')); } catch { /* not yet */ }
+  }
+  assert.ok(pid > 0, 'the command started');
+  ac.abort();
+  await assert.rejects(call);
+  assert.ok(await gone(pid), 'the cancelled call\'s process is gone');
+  await client.ping(); // and the server still serves
+});
+
+test('progress notifications while output arrives', async () => {
+  const seen = [];
+  const r = await run('for i in 1 2 3 4; do echo $i; sleep 0.25; done', {}, {
+    onprogress: (p) => seen.push(p.progress),
+  });
+  assert.equal(r.content[0].text, '1\n2\n3\n4\n');
+  assert.ok(seen.length >= 2, `got ${seen.length} notifications`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1]);
+});
+
+test('calls run in parallel and never block the server', async () => {
+  const t0 = Date.now();
+  const slow = run('sleep 1; echo a');
+  const slow2 = run('sleep 1; echo b');
+  const p0 = Date.now();
+  await client.ping();
+  assert.ok(Date.now() - p0 < 500, 'ping answered while calls run');
+  const [a, b] = await Promise.all([slow, slow2]);
+  assert.equal(a.content[0].text, 'a\n');
+  assert.equal(b.content[0].text, 'b\n');
+  assert.ok(Date.now() - t0 < 1900, 'two 1 s calls took under 2 s');
+});
+
+test('16 calls in flight at once', async () => {
+  const t0 = Date.now();
+  const calls = [];
+  for (let i = 0; i < 16; i++) calls.push(run(`sleep 0.5; echo ${i}`));
+  const results = await Promise.all(calls);
+  results.forEach((r, i) => assert.equal(r.content[0].text, `${i}\n`));
+  assert.ok(Date.now() - t0 < 4000);
+});
+
+test('large output: head and tail kept, the whole output spilled to a file', async () => {
+  const r = await run("seq 1 30000; echo tail-marker >&2");
+  const text = r.content[0].text;
+  assert.ok(text.length <= 30000 + 300, `text is ${text.length} characters`);
+  assert.ok(text.startsWith('1\n2\n3\n'), 'the head is kept');
+  assert.ok(text.endsWith('29999\n30000\ntail-marker\n'), 'the tail is kept');
+  const m = text.match(/bytes omitted; the whole output is in (\S+\.log)/);
+  assert.ok(m, 'the log file is named');
+  const full = readFileSync(m[1], 'utf8');
+  assert.equal(full.length, statSync(m[1]).size);
+  assert.ok(full.includes('\n15000\n') && full.includes('tail-marker'), 'nothing lost');
+  assert.ok(r.structuredContent.truncated_bytes > 0);
+});
+
+test('PTY mode: escapes removed, CRLF turned into LF', async () => {
+  const pty = await connect(['-p']);
+  const r = await pty.callTool({ name: 'bash_run', arguments: {
+    command: "printf '\\033[31mred\\033[0m\\n'; test -t 1 && echo tty" } });
+  assert.equal(r.content[0].text, 'red\ntty\n');
+  await pty.close();
+});
+
+test('server configuration: cwd, env and default timeout apply to every call', async () => {
+  const c = await connect(['-C', '/tmp', '-e', 'GREETING=hi', '-t', '300']);
+  const r = await c.callTool({ name: 'bash_run', arguments: { command: 'pwd; echo $GREETING' } });
+  assert.equal(r.content[0].text, '/tmp\nhi\n');
+  const t = await c.callTool({ name: 'bash_run', arguments: { command: 'sleep 5' } });
+  assert.equal(t.content[0].text, 'timed out after 300 ms');
+  await c.close();
+});
