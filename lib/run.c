@@ -116,7 +116,8 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     struct bsh_stream *s = bsh__stream_new(quiet);
     if (s == NULL)
         return BSH_ENOMEM;
-    start(s, o, started);
+    if (!s->has_error) /* else the stream itself could not be made */
+        start(s, o, started);
     *out = s;
     return BSH_OK;
 }

@@ -37,6 +37,8 @@ int bsh__close(int fd)
  * that have an item ready at once, and for a cancel. */
 void bsh__stream_wake(struct bsh_stream *s)
 {
+    if (s->wakefd < 0)
+        return;
     uint64_t one = 1;
     ssize_t n = write(s->wakefd, &one, sizeof(one));
     (void)n; /* a full counter is still readable */
@@ -392,10 +394,8 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     s->exit.fd = -1;
     atomic_init(&s->cancelled, 0);
     s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->wakefd < 0) {
-        free(s);
-        return NULL;
-    }
+    if (s->wakefd < 0) /* e.g. out of fds: an error of the stream */
+        bsh__stream_fail(s, "failed to start the run: %s", strerror(errno));
     return s;
 }
 

@@ -18,6 +18,7 @@ struct mcp_config {
     size_t budget;   /* characters of output text per reply */
     size_t max_line; /* longest accepted message, bytes */
     int max_calls;   /* calls in flight at once */
+    bool dry_run;    /* validate tools/call but spawn nothing (fuzzing) */
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS 600000
@@ -27,5 +28,9 @@ struct mcp_config {
 
 /* Serves until stdin ends; returns the process exit status. */
 int mcp_serve(const struct mcp_config *cfg);
+
+/* Handles `len` bytes as if they had come on stdin, then ends as at EOF
+ * (for the fuzzer; replies still go to stdout). */
+void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len);
 
 #endif

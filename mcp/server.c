@@ -202,6 +202,17 @@ static void wait_for_work(struct server *sv)
     free(p);
 }
 
+/* The client is gone: kill every running call's group, free the rest. */
+static void end_server(struct server *sv)
+{
+    while (sv->calls != NULL) {
+        struct call *c = sv->calls;
+        sv->calls = c->next;
+        tool_free(c);
+    }
+    free(sv->line);
+}
+
 int mcp_serve(const struct mcp_config *cfg)
 {
     struct server sv = {cfg, NULL, 0, NULL, 0, false, false};
@@ -215,12 +226,26 @@ int mcp_serve(const struct mcp_config *cfg)
         wait_for_work(&sv);
         pump_calls(&sv);
     }
-    /* The client is gone: kill every running call's group. */
-    while (sv.calls != NULL) {
-        struct call *c = sv.calls;
-        sv.calls = c->next;
-        tool_free(c);
-    }
-    free(sv.line);
+    end_server(&sv);
     return 0;
+}
+
+void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
+{
+    struct server sv = {cfg, NULL, 0, NULL, 0, false, false};
+    sv.line = malloc(cfg->max_line + 65536);
+    if (sv.line == NULL)
+        return;
+    while (len > 0) {
+        size_t room = cfg->max_line + 65536 - sv.len;
+        size_t n = len < room ? len : room;
+        memcpy(sv.line + sv.len, data, n);
+        sv.len += n;
+        data += n;
+        len -= n;
+        take_lines(&sv);
+    }
+    if (sv.len > 0 && !sv.skipping)
+        handle_message(&sv, sv.line, sv.len);
+    end_server(&sv);
 }

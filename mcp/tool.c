@@ -87,6 +87,14 @@ struct call *tool_start(const struct mcp_config *cfg, json_t *id,
     int64_t timeout_ms;
     if (!parse_arguments(cfg, id, params, &command, &timeout_ms))
         return NULL;
+    if (cfg->dry_run) {
+        struct bsh_error err;
+        answer_rejected(id,
+                        bsh_check(command, strlen(command), &err) == BSH_EGUARD
+                            ? err.text_err
+                            : "dry run: nothing was run");
+        return NULL;
+    }
     struct call *c = calloc(1, sizeof(*c));
     if (c == NULL || capture_init(&c->cap, cfg->budget) < 0) {
         if (c != NULL)

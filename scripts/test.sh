@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds bsh and runs every test: the normal
 # build (warnings as errors), an ASan+UBSan build with gcc and one with
-# clang, and valgrind memcheck over the unit and integration tests.
+# clang, valgrind memcheck over the unit and integration tests, and a
+# short libFuzzer run of each fuzz target (BSH_FUZZ_SECONDS, default 30).
 # Ends with one summary line: "bsh: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,7 @@ step "tests asan+ubsan (gcc)" run_ctest build/asan-gcc
 step "build asan+ubsan (clang)" configure_build build/asan-clang clang "${asan[@]}"
 step "tests asan+ubsan (clang)" run_ctest build/asan-clang
 step "valgrind memcheck" run_ctest build/dev -L valgrind
+step "fuzz smoke (clang, ${BSH_FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh "${BSH_FUZZ_SECONDS:-30}"
 
 echo "bsh: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
