@@ -4,6 +4,7 @@
  * shapes are fixed; a JSON library would add nothing but a dependency.
  */
 #include "output.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,56 +53,25 @@ size_t base64_encode(const unsigned char *in, size_t len, char *out)
     return o;
 }
 
-/* The length of the valid UTF-8 sequence at `s`, or 0 if it is not one. */
-static size_t utf8_length(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    unsigned cp = c & (0x3f >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 size_t json_quote(const char *s, char *out)
 {
     const unsigned char *p = (const unsigned char *)s;
-    size_t o = 0;
+    size_t len = strlen(s), o = 0;
     out[o++] = '"';
-    while (*p != '\0') {
-        size_t n = utf8_length(p);
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_length(p + i, len - i);
         if (n == 0) {
             o += (size_t)sprintf(out + o, "\\ufffd");
-            p++;
-        } else if (*p == '"' || *p == '\\') {
+            i++;
+        } else if (p[i] == '"' || p[i] == '\\') {
             out[o++] = '\\';
-            out[o++] = (char)*p++;
-        } else if (*p < 0x20) {
-            o += (size_t)sprintf(out + o, "\\u%04x", *p++);
+            out[o++] = (char)p[i++];
+        } else if (p[i] < 0x20) {
+            o += (size_t)sprintf(out + o, "\\u%04x", p[i++]);
         } else {
-            memcpy(out + o, p, n);
+            memcpy(out + o, p + i, n);
             o += n;
-            p += n;
+            i += n;
         }
     }
     out[o++] = '"';

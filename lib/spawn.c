@@ -125,13 +125,43 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
         bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
 }
 
-static int spawn_bash(pid_t *pid, const posix_spawn_file_actions_t *fa,
-                      const posix_spawnattr_t *attr, const char *command,
-                      char **envp)
+/* Where the child's stdio comes from: fd 0 opened from a path, fds 1 and 2
+ * duplicated from the parent's fds. */
+struct child_stdio {
+    const char *in_path;
+    int in_flags;
+    int out_fd, err_fd;
+    bool new_session; /* PTY: setsid, so that opening the slave makes it
+                         the controlling terminal */
+};
+
+/* Spawns `bash -c command`; returns posix_spawn's error number or 0. */
+static int spawn_bash(const struct child_stdio *io, const char *cwd,
+                      const char *command, char **envp, pid_t *pid)
 {
     char *argv[] = {(char *)"bash", (char *)"-c", (char *)command, NULL};
-    return posix_spawnp(pid, "bash", fa, attr, argv,
-                        envp != NULL ? envp : environ);
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool have_attr = false;
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0)
+        return rc;
+    rc = posix_spawn_file_actions_addopen(&fa, 0, io->in_path, io->in_flags, 0);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, io->out_fd, 1);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, io->err_fd, 2);
+    if (rc == 0)
+        rc = add_common_actions(&fa, cwd);
+    if (rc == 0)
+        have_attr = (rc = init_attr(&attr, io->new_session)) == 0;
+    if (rc == 0)
+        rc = posix_spawnp(pid, "bash", &fa, &attr, argv,
+                          envp != NULL ? envp : environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (have_attr)
+        posix_spawnattr_destroy(&attr);
+    return rc;
 }
 
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
@@ -139,28 +169,14 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
 {
     static const char prefix[] = "failed to spawn bash process";
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool have_fa = false, have_attr = false;
-    int rc;
-
+    int rc = 0;
     if (make_pipe(out) < 0 || make_pipe(err) < 0) {
         rc = errno;
-        goto fail;
+        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+        goto cleanup;
     }
-    have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;
-    if (rc == 0)
-        rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    if (rc == 0)
-        rc = add_common_actions(&fa, cwd);
-    if (rc == 0)
-        have_attr = (rc = init_attr(&attr, false)) == 0;
-    if (rc == 0)
-        rc = spawn_bash(&sp->pid, &fa, &attr, command, envp);
+    struct child_stdio io = {"/dev/null", O_RDONLY, out[1], err[1], false};
+    rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, prefix, why, why_len);
         goto cleanup;
@@ -174,14 +190,7 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
     sp->out_fd = out[0];
     sp->err_fd = err[0];
     out[0] = err[0] = -1;
-    goto cleanup;
-fail:
-    bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
 cleanup:
-    if (have_fa)
-        posix_spawn_file_actions_destroy(&fa);
-    if (have_attr)
-        posix_spawnattr_destroy(&attr);
     close_fd(out[0]);
     close_fd(out[1]);
     close_fd(err[0]);
@@ -213,11 +222,6 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
                    struct bsh__spawn *sp, char *why, size_t why_len)
 {
     char slave[128];
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool have_fa = false, have_attr = false;
-    int rc;
-
     int master = open_master(slave, sizeof(slave));
     if (master < 0) {
         bsh__format(why, why_len, "failed to open pty: %s", strerror(errno));
@@ -225,28 +229,13 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
-    have_fa = (rc = posix_spawn_file_actions_init(&fa)) == 0;
-    if (rc == 0)
-        rc = posix_spawn_file_actions_addopen(&fa, 0, slave, O_RDWR, 0);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, 0, 1);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, 0, 2);
-    if (rc == 0)
-        rc = add_common_actions(&fa, cwd);
-    if (rc == 0)
-        have_attr = (rc = init_attr(&attr, true)) == 0;
-    if (rc == 0)
-        rc = spawn_bash(&sp->pid, &fa, &attr, command, envp);
+    struct child_stdio io = {slave, O_RDWR, 0, 0, true};
+    int rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, "failed to spawn command in pty", why,
                         why_len);
         master = close_fd(master);
     }
-    if (have_fa)
-        posix_spawn_file_actions_destroy(&fa);
-    if (have_attr)
-        posix_spawnattr_destroy(&attr);
     sp->out_fd = master;
     sp->err_fd = -1;
     return rc == 0 ? 0 : -1;

@@ -94,6 +94,9 @@ expect "json: guard" 126 "{\"error\":\"Pattern match found: (?i)\\\\\\\\brm\\\\\
 expect "json: stream error" 125 \
     "{\"error\":\"invalid env variable name: 1A\",\"stage\":\"stream\"}\n" \
     "" -- run --json -e 1A=x true
+"$BSH" run --json -e $'\xff\x01=1' true >"$T/out"
+[ "$(cat "$T/out")" = '{"error":"invalid env variable name: \ufffd\u0001","stage":"stream"}' ]
+ok $? "json: invalid UTF-8 and control bytes in a message are escaped"
 "$BSH" run --json 'head -c 4097 /dev/zero' >"$T/out"
 want=$(printf '%s\n' \
     "{\"stdout\":\"$(head -c 4096 /dev/zero | base64 -w0)\",\"stderr\":\"\",\"exit_code\":null,\"signal\":null,\"truncated\":true}" \

@@ -107,6 +107,24 @@ void result_free(struct result *r)
     r->out = r->err = NULL;
 }
 
+bool result_exit(const struct result *r, int code)
+{
+    return r->statuses == 1 && r->status.has_exit_code &&
+           !r->status.has_signal && r->status.exit_code == code;
+}
+
+bool result_signal(const struct result *r, int sig)
+{
+    return r->statuses == 1 && r->status.has_signal &&
+           !r->status.has_exit_code && r->status.signal == sig;
+}
+
+bool result_well_formed(const struct result *r)
+{
+    return r->guard_rc == BSH_OK && !r->bad_chunk && !r->bad_truncated &&
+           !r->after_status;
+}
+
 int count_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");

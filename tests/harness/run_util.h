@@ -42,6 +42,14 @@ void drain(struct bsh_stream *s, struct result *r);
 
 void result_free(struct result *r);
 
+/* The run ended with exactly one status: exit code `code` / signal `sig`
+ * (-1: timeout). */
+bool result_exit(const struct result *r, int code);
+bool result_signal(const struct result *r, int sig);
+
+/* Guards passed, chunks well formed, status last. */
+bool result_well_formed(const struct result *r);
+
 /* The number of open fds of this process. */
 int count_fds(void);
 

@@ -24,22 +24,10 @@ static void run_pty(const char *command, int64_t timeout_ms, struct result *r)
     run_collect(&o, r);
 }
 
-static bool has_exit(const struct result *r, int code)
-{
-    return r->statuses == 1 && r->status.has_exit_code &&
-           !r->status.has_signal && r->status.exit_code == code;
-}
-
-static bool has_signal(const struct result *r, int sig)
-{
-    return r->statuses == 1 && r->status.has_signal &&
-           !r->status.has_exit_code && r->status.signal == sig;
-}
-
+/* PTY output is all stdout: no stderr chunk may appear. */
 static bool well_formed(const struct result *r)
 {
-    return r->guard_rc == BSH_OK && !r->bad_chunk && !r->bad_truncated &&
-           !r->after_status && r->err_chunks == 0;
+    return result_well_formed(r) && r->err_chunks == 0;
 }
 
 static void test_terminal(void)
@@ -52,7 +40,7 @@ static void test_terminal(void)
     ok(strncmp((char *)r.out, "/dev/pts/", 9) == 0, "tty is /dev/pts/N");
     ok(strstr((char *)r.out, "\r\n24 80\r\nall-tty\r\nerr\r\n") != NULL,
        "24x80, stdin/stdout/stderr all the terminal, stderr merged, CRLF");
-    ok(has_exit(&r, 0), "exit 0");
+    ok(result_exit(&r, 0), "exit 0");
     result_free(&r);
 
     run_pty("read -a f < /proc/$$/stat; "
@@ -79,7 +67,7 @@ static void test_lossless(void)
     for (int i = 0; i < 50; i++) {
         struct result r;
         run_pty("head -c 8292 /dev/zero | tr '\\0' a", BSH_NO_TIMEOUT, &r);
-        exact += r.out_len == 8292 && has_exit(&r, 0);
+        exact += r.out_len == 8292 && result_exit(&r, 0);
         well += well_formed(&r);
         result_free(&r);
     }
@@ -100,7 +88,7 @@ static void test_lossless(void)
     run_pty("printf tail-without-newline; exit 4", BSH_NO_TIMEOUT, &r);
     is_str((char *)r.out, "tail-without-newline",
            "the last bytes before exit arrive");
-    ok(has_exit(&r, 4), "exit 4");
+    ok(result_exit(&r, 4), "exit 4");
     result_free(&r);
 }
 
@@ -159,7 +147,8 @@ static void test_timeouts_and_kills(void)
     memset(&r, 0, sizeof(r));
     drain(s, &r);
     bsh_stream_free(s);
-    ok(r.out_chunks == 0 && has_signal(&r, -1), "and exactly the timeout item");
+    ok(r.out_chunks == 0 && result_signal(&r, -1),
+       "and exactly the timeout item");
     ok(access("pty-timeout-0-ran", F_OK) != 0, "the command never ran");
 
     run_pty("echo before; sleep 100 & echo $!; wait", 500, &r);
@@ -167,14 +156,14 @@ static void test_timeouts_and_kills(void)
     const char *nl = strstr((char *)r.out, "\r\n");
     if (nl != NULL)
         gc = (pid_t)atoi(nl + 2);
-    ok(strncmp((char *)r.out, "before\r\n", 8) == 0 && has_signal(&r, -1),
+    ok(strncmp((char *)r.out, "before\r\n", 8) == 0 && result_signal(&r, -1),
        "timeout: output first, then the timeout item");
     ok(r.ms < 3000, "500 ms deadline ends well within 3 s");
     ok(gc > 0 && !process_lingers(gc), "the session's grandchild is killed");
     result_free(&r);
 
     run_pty("exec >/dev/null 2>&1 </dev/null; sleep 100", 500, &r);
-    ok(has_signal(&r, -1) && r.ms < 3000,
+    ok(result_signal(&r, -1) && r.ms < 3000,
        "terminal closed early, then sleep: bounded by the deadline");
     result_free(&r);
 
@@ -187,7 +176,7 @@ static void test_timeouts_and_kills(void)
     memset(&r, 0, sizeof(r));
     drain(s, &r);
     bsh_stream_free(s);
-    ok(has_signal(&r, 9), "cancel: killed by SIGKILL");
+    ok(result_signal(&r, 9), "cancel: killed by SIGKILL");
     ok(gc > 0 && !process_lingers(gc), "cancel kills the whole session");
     result_free(&r);
 

@@ -17,37 +17,19 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static bool has_exit(const struct result *r, int code)
-{
-    return r->statuses == 1 && r->status.has_exit_code &&
-           !r->status.has_signal && r->status.exit_code == code;
-}
-
-static bool has_signal(const struct result *r, int sig)
-{
-    return r->statuses == 1 && r->status.has_signal &&
-           !r->status.has_exit_code && r->status.signal == sig;
-}
-
-static bool well_formed(const struct result *r)
-{
-    return r->guard_rc == BSH_OK && !r->bad_chunk && !r->bad_truncated &&
-           !r->after_status;
-}
-
 static void test_basic_stream(void)
 {
     struct result r;
     run_simple("printf out; printf err >&2; exit 3", BSH_NO_TIMEOUT, &r);
-    ok(well_formed(&r), "items are well formed, status last, once");
+    ok(result_well_formed(&r), "items are well formed, status last, once");
     is_str((char *)r.out, "out", "stdout bytes on stdout items");
     is_str((char *)r.err, "err", "stderr bytes on stderr items");
-    ok(has_exit(&r, 3), "exit code 3");
+    ok(result_exit(&r, 3), "exit code 3");
     is_int(r.end_rc, 0, "ends without error");
     result_free(&r);
 
     run_simple("true", BSH_NO_TIMEOUT, &r);
-    ok(has_exit(&r, 0) && r.out_chunks == 0 && r.err_chunks == 0,
+    ok(result_exit(&r, 0) && r.out_chunks == 0 && r.err_chunks == 0,
        "true: only the status item");
     result_free(&r);
 }
@@ -61,18 +43,18 @@ static void test_exit_fidelity(void)
         snprintf(what, sizeof(what), "exit %d", codes[i]);
         struct result r;
         run_simple(cmd, BSH_NO_TIMEOUT, &r);
-        ok(has_exit(&r, codes[i]), what);
+        ok(result_exit(&r, codes[i]), what);
         result_free(&r);
     }
     struct result r;
     run_simple("exit 137", BSH_NO_TIMEOUT, &r);
-    ok(has_exit(&r, 137), "exit 137 is an exit code, not a signal");
+    ok(result_exit(&r, 137), "exit 137 is an exit code, not a signal");
     result_free(&r);
     run_simple("kill -KILL $$", BSH_NO_TIMEOUT, &r);
-    ok(has_signal(&r, 9), "death by SIGKILL is signal 9, no exit code");
+    ok(result_signal(&r, 9), "death by SIGKILL is signal 9, no exit code");
     result_free(&r);
     run_simple("kill -TERM $$", BSH_NO_TIMEOUT, &r);
-    ok(has_signal(&r, 15), "death by SIGTERM is signal 15");
+    ok(result_signal(&r, 15), "death by SIGTERM is signal 15");
     result_free(&r);
 }
 
@@ -102,14 +84,14 @@ static void test_ten_megabytes_both(void)
     run_simple("yes abcdefghi | head -c 10000000 & "
                "yes 012345678 | head -c 10000000 >&2; wait",
                BSH_NO_TIMEOUT, &r);
-    ok(well_formed(&r), "10 MB on both pipes: well formed");
+    ok(result_well_formed(&r), "10 MB on both pipes: well formed");
     is_int(r.out_len, 10000000, "all 10 MB of stdout");
     is_int(r.err_len, 10000000, "all 10 MB of stderr");
     ok(all_repeat(r.out, r.out_len, "abcdefghi\n"), "stdout order kept");
     ok(all_repeat(r.err, r.err_len, "012345678\n"), "stderr order kept");
     ok(r.max_chunk <= BSH_CHUNK_MAX, "chunks at most 4096 bytes");
     ok(!r.bad_truncated, "truncated exactly on 4096-byte chunks");
-    ok(has_exit(&r, 0), "exit 0");
+    ok(result_exit(&r, 0), "exit 0");
     diag("chunks: %d out, %d err", r.out_chunks, r.err_chunks);
     result_free(&r);
 }
@@ -118,30 +100,30 @@ static void test_timeouts(void)
 {
     struct result r;
     run_simple("sleep 10", 300, &r);
-    ok(has_signal(&r, -1), "timeout: final item is signal -1");
+    ok(result_signal(&r, -1), "timeout: final item is signal -1");
     ok(r.ms < 3000, "timeout of 300 ms ends well within 3 s");
     result_free(&r);
 
     run_simple("echo before; sleep 10", 500, &r);
     is_str((char *)r.out, "before\n", "output before the deadline is kept");
-    ok(has_signal(&r, -1) && !r.after_status, "then the timeout item");
+    ok(result_signal(&r, -1) && !r.after_status, "then the timeout item");
     result_free(&r);
 
     run_simple("echo never", 0, &r);
-    ok(r.out_chunks == 0 && r.err_chunks == 0 && has_signal(&r, -1),
+    ok(r.out_chunks == 0 && r.err_chunks == 0 && result_signal(&r, -1),
        "timeout 0: exactly one item, the timeout");
     result_free(&r);
 
     /* The reference waits for the child without a deadline once the pipes
      * close; here the deadline covers the whole run. */
     run_simple("exec >/dev/null 2>&1; sleep 100", 1000, &r);
-    ok(has_signal(&r, -1), "closed pipes then sleep: timed out");
+    ok(result_signal(&r, -1), "closed pipes then sleep: timed out");
     ok(r.ms < 5000, "the wait after EOF is bounded by the deadline");
     result_free(&r);
 
     run_simple("sleep 30 & echo hi", 500, &r);
     is_str((char *)r.out, "hi\n", "background child holding stdout: output");
-    ok(has_signal(&r, -1) && r.ms < 5000, "bounded by the deadline");
+    ok(result_signal(&r, -1) && r.ms < 5000, "bounded by the deadline");
     result_free(&r);
 }
 
@@ -171,7 +153,7 @@ static void test_group_kill(void)
     memset(&r, 0, sizeof(r));
     drain(s, &r);
     bsh_stream_free(s);
-    ok(gc > 0 && has_signal(&r, -1), "timeout with a grandchild");
+    ok(gc > 0 && result_signal(&r, -1), "timeout with a grandchild");
     ok(!process_lingers(gc), "timeout killed the grandchild too");
     result_free(&r);
 
@@ -180,7 +162,7 @@ static void test_group_kill(void)
     memset(&r, 0, sizeof(r));
     drain(s, &r);
     bsh_stream_free(s);
-    ok(gc > 0 && has_signal(&r, 9), "cancel: the child's real death (9)");
+    ok(gc > 0 && result_signal(&r, 9), "cancel: the child's real death (9)");
     ok(!process_lingers(gc), "cancel killed the grandchild too");
     result_free(&r);
 
@@ -195,7 +177,7 @@ static void test_group_kill(void)
     run_simple("(exec >/dev/null 2>&1; sleep 100) & echo $!", BSH_NO_TIMEOUT,
                &r);
     gc = (pid_t)atoi((const char *)r.out);
-    ok(has_exit(&r, 0) && gc > 0, "detached background child, exit 0");
+    ok(result_exit(&r, 0) && gc > 0, "detached background child, exit 0");
     ok(!process_lingers(gc), "leftovers of the group are killed at the end");
     result_free(&r);
 }
@@ -229,7 +211,7 @@ static void test_cancel_contexts(void)
     setitimer(ITIMER_REAL, &tv, NULL);
     double t0 = now_ms();
     drain(signal_target, &r);
-    ok(has_signal(&r, 9) && now_ms() - t0 < 3000,
+    ok(result_signal(&r, 9) && now_ms() - t0 < 3000,
        "cancel from a signal handler wakes the blocked stream");
     bsh_stream_free(signal_target);
     sigaction(SIGALRM, &old, NULL);
@@ -243,7 +225,7 @@ static void test_cancel_contexts(void)
     t0 = now_ms();
     drain(s, &r);
     pthread_join(th, NULL);
-    ok(has_signal(&r, 9) && now_ms() - t0 < 3000,
+    ok(result_signal(&r, 9) && now_ms() - t0 < 3000,
        "cancel from another thread wakes the blocked stream");
     bsh_stream_free(s);
     result_free(&r);
@@ -282,7 +264,7 @@ static void test_clean_child(void)
            "stdin is /dev/null; bash leads its own process group");
     result_free(&r);
     run_simple("cat", BSH_NO_TIMEOUT, &r);
-    ok(has_exit(&r, 0) && r.out_len == 0, "a stdin reader sees EOF at once");
+    ok(result_exit(&r, 0) && r.out_len == 0, "a stdin reader sees EOF at once");
     result_free(&r);
 
     sigaction(SIGPIPE, &old_pipe, NULL);
@@ -381,7 +363,7 @@ static void test_cwd_and_spawn_errors(void)
     result_free(&r);
     cmd[100000] = '\0';
     run_collect(&o, &r);
-    ok(has_exit(&r, 0) && r.out_len == 100000 - 5 + 1,
+    ok(result_exit(&r, 0) && r.out_len == 100000 - 5 + 1,
        "a 100 KB command runs, all its output arrives");
     result_free(&r);
     free(cmd);
