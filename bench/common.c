@@ -128,3 +128,20 @@ void bench_report(const struct bench_args *a, const struct bench_run *runs,
            n, a->parallel, total_ms, sum / n, last->end_ms - last->start_ms,
            max_out, max_err, cpu, ru.ru_maxrss);
 }
+
+int bench_main(int argc, char **argv, bench_runner *sequential,
+               bench_runner *parallel)
+{
+    struct bench_args a;
+    bench_parse(argc, argv, &a);
+    bench_prepare(&a);
+    int n = a.parallel > 1 ? a.parallel : a.repeat;
+    struct bench_run *runs = calloc((size_t)n, sizeof(*runs));
+    if (runs == NULL)
+        return 2;
+    double t0 = bench_now_ms();
+    (a.parallel > 1 ? parallel : sequential)(&a, runs);
+    bench_report(&a, runs, n, bench_now_ms() - t0);
+    free(runs);
+    return 0;
+}

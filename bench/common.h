@@ -45,4 +45,12 @@ void bench_report(const struct bench_args *a, const struct bench_run *runs,
 
 double bench_now_ms(void);
 
+/* How a program runs all of `a`'s runs, filling `runs`. */
+typedef void bench_runner(const struct bench_args *a, struct bench_run *runs);
+
+/* The whole program: parse, prepare, run (in sequence or in parallel),
+ * report. Returns main's status. */
+int bench_main(int argc, char **argv, bench_runner *sequential,
+               bench_runner *parallel);
+
 #endif

@@ -171,6 +171,12 @@ static void run_one(const struct bench_args *a, struct bench_run *r)
     end(&c, r);
 }
 
+static void run_sequential(const struct bench_args *a, struct bench_run *runs)
+{
+    for (int i = 0; i < a->repeat; i++)
+        run_one(a, &runs[i]);
+}
+
 static void run_parallel(const struct bench_args *a, struct bench_run *runs)
 {
     int n = a->parallel, left = n;
@@ -200,18 +206,5 @@ static void run_parallel(const struct bench_args *a, struct bench_run *runs)
 
 int main(int argc, char **argv)
 {
-    struct bench_args a;
-    bench_parse(argc, argv, &a);
-    bench_prepare(&a);
-    int n = a.parallel > 1 ? a.parallel : a.repeat;
-    struct bench_run *runs = calloc((size_t)n, sizeof(*runs));
-    double t0 = bench_now_ms();
-    if (a.parallel > 1)
-        run_parallel(&a, runs);
-    else
-        for (int i = 0; i < n; i++)
-            run_one(&a, &runs[i]);
-    bench_report(&a, runs, n, bench_now_ms() - t0);
-    free(runs);
-    return 0;
+    return bench_main(argc, argv, run_sequential, run_parallel);
 }
