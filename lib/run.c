@@ -25,6 +25,15 @@ static void set_deadline(struct bsh_stream *s, struct timespec start,
     s->deadline_set = true;
 }
 
+/* A NULL value is caller misuse, not a bad name: the call fails. */
+static bool env_values_present(const struct bsh_run_opts *o)
+{
+    for (size_t i = 0; o->env != NULL && i < o->env_count; i++)
+        if (o->env[i].value == NULL)
+            return false;
+    return true;
+}
+
 static const char *invalid_env_name(const struct bsh_run_opts *o)
 {
     for (size_t i = 0; o->env != NULL && i < o->env_count; i++)
@@ -108,7 +117,8 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     if (out != NULL)
         *out = NULL;
     if (o == NULL || o->command == NULL || out == NULL ||
-        (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1)
+        (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1 ||
+        !env_values_present(o))
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)

@@ -387,6 +387,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     if (s == NULL)
         return NULL;
     memset(s, 0, sizeof(*s));
+    s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;
     s->pid = -1;
     s->fds[0] = s->fds[1] = -1;

@@ -15,7 +15,7 @@ for t in policy env_name cli_args mcp; do
     echo "fuzz_$t: ${secs}s"
     build/fuzz/fuzz/fuzz_$t -max_total_time="$secs" -max_len=2048 \
         -dict=fuzz/$t.dict -artifact_prefix=fuzz/crash-$t- "$work" 2>&1 |
-        grep -E '^#[0-9]+ *DONE|ERROR|SUMMARY' || true
+        grep -E '^#[0-9]+[[:space:]]+DONE|ERROR|SUMMARY' || true
     rm -rf "$work"
 done
 ! ls fuzz/crash-* >/dev/null 2>&1

@@ -118,7 +118,7 @@ struct bsh_env_var {
 struct bsh_run_opts {
     const char *command;           /* run as: bash -c <command> */
     const char *cwd;               /* NULL or "": inherit */
-    const struct bsh_env_var *env; /* NULL: inherit unchanged */
+    const struct bsh_env_var *env; /* NULL: inherit unchanged; no NULL values */
     size_t env_count;              /* later duplicates win */
     int64_t timeout_ms;            /* BSH_NO_TIMEOUT, 0, or > 0 */
     bool pty;                      /* 24x80 pseudo-terminal instead of pipes */
@@ -211,8 +211,9 @@ struct bsh_bash;
 
 /**
  * A new execution context: working directory, environment, timeout and PTY
- * flag copied from `opts` (its `command` is ignored). Returns NULL when out
- * of memory.
+ * flag copied from `opts` (its `command` is ignored; NULL `opts` means
+ * the defaults). Returns NULL when out of memory or when an environment
+ * variable has a NULL name or value.
  */
 BSH_API struct bsh_bash *bsh_bash_new(const struct bsh_run_opts *opts);
 

@@ -298,6 +298,14 @@ static void test_environment(void)
     is_str((char *)r.out, "inherited", "no vars: inherited unchanged");
     result_free(&r);
 
+    struct bsh_env_var null_value[] = {{"A", NULL}};
+    struct bsh_stream *none = NULL;
+    o.env = null_value;
+    o.env_count = 1;
+    is_int(bsh_run(&o, &none, NULL), BSH_EINVAL,
+           "a NULL env value is caller misuse");
+    ok(none == NULL, "and makes no stream");
+
     static const char *const bad[] = {"1A", "A-B", "A\n", ""};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct bsh_env_var v[] = {{"OK", "1"}, {bad[i], "x"}};
