@@ -139,7 +139,6 @@ struct child_stdio {
 static int spawn_bash(const struct child_stdio *io, const char *cwd,
                       const char *command, char **envp, pid_t *pid)
 {
-    char *argv[] = {(char *)"bash", (char *)"-c", (char *)command, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     bool have_attr = false;
@@ -155,9 +154,11 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
         rc = add_common_actions(&fa, cwd);
     if (rc == 0)
         have_attr = (rc = init_attr(&attr, io->new_session)) == 0;
-    if (rc == 0)
+    if (rc == 0) {
+        char *argv[] = {(char *)"bash", (char *)"-c", (char *)command, NULL};
         rc = posix_spawnp(pid, "bash", &fa, &attr, argv,
                           envp != NULL ? envp : environ);
+    }
     posix_spawn_file_actions_destroy(&fa);
     if (have_attr)
         posix_spawnattr_destroy(&attr);

@@ -49,12 +49,12 @@ static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
-    char why[200];
     if (!json_is_string(name)) {
         rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a string 'name'");
         return false;
     }
     if (strcmp(json_string_value(name), "bash_run") != 0) {
+        char why[200];
         snprintf(why, sizeof(why), "Unknown tool: %.100s",
                  json_string_value(name));
         rpc_error(id, RPC_INVALID_PARAMS, why);

@@ -48,7 +48,14 @@ npm_install() { # the official MCP SDK for the MCP tests, pinned by package-lock
     (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+static_analysis() { # cppcheck over the sources; any finding fails
+    cppcheck --enable=warning,style,performance,portability --inline-suppr \
+        --suppress=missingIncludeSystem --error-exitcode=1 -q --std=c11 \
+        -I include -I lib -I mcp -I cli -I common lib cli mcp common
+}
+
 step "format" format_check
+step "cppcheck" static_analysis
 step "npm ci (MCP SDK client)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
 step "tests" run_ctest build/dev -LE valgrind
