@@ -98,7 +98,9 @@ static int pump(struct run_state *st, struct bsh_stream *s, int sfd)
             if (st->output_lost)
                 bsh_stream_cancel(s);
         } else if (rc == BSH_EAGAIN) {
-            if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+            /* Without a pollable fd (none could be made: out of fds),
+             * look again every 10 ms rather than wait for a signal. */
+            if (poll(pfd, 2, pfd[0].fd < 0 ? 10 : -1) < 0 && errno != EINTR)
                 bsh_stream_cancel(s);
             if (pfd[1].revents & POLLIN)
                 take_signal(st, sfd, s);

@@ -193,11 +193,15 @@ static void wait_for_work(struct server *sv)
     if (p == NULL)
         return;
     nfds_t n = 0;
+    int timeout = -1;
     if (!sv->eof)
         p[n++] = (struct pollfd){0, POLLIN, 0};
-    for (struct call *c = sv->calls; c != NULL; c = c->next)
-        p[n++] = (struct pollfd){bsh_stream_fd(c->stream), POLLIN, 0};
-    if (poll(p, n, -1) > 0 && !sv->eof && p[0].revents != 0)
+    for (struct call *c = sv->calls; c != NULL; c = c->next) {
+        p[n] = (struct pollfd){bsh_stream_fd(c->stream), POLLIN, 0};
+        if (p[n++].fd < 0) /* none could be made (out of fds): look often */
+            timeout = 10;
+    }
+    if (poll(p, n, timeout) > 0 && !sv->eof && p[0].revents != 0)
         read_input(sv);
     free(p);
 }
