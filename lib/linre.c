@@ -15,6 +15,7 @@
 #include "linre_nfa.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,14 +24,6 @@
 #define STATE_MATCH (-1)
 
 enum { FLAG_AT_START = 1, FLAG_PREV_WORD = 2 };
-
-struct linre {
-    uint8_t byte_class[256];
-    int nclasses;
-    int nstates;
-    int32_t *trans; /* nstates * nclasses; STATE_MATCH ends the search */
-    bool *accept_at_end;
-};
 
 struct dstate {
     unsigned flags;
@@ -41,6 +34,10 @@ struct dstate {
 struct builder {
     struct nfa *nfa;
     struct linre *re;
+    /* The tables being filled; handed to `re` when complete. */
+    uint8_t *byte_class;
+    int32_t *trans; /* nstates * nclasses; STATE_MATCH ends the search */
+    bool *accept_at_end;
     uint8_t class_byte[256]; /* a representative byte of each class */
     struct dstate *states;
     int hash[HASH_SLOTS]; /* state index + 1; 0 = empty */
@@ -112,7 +109,7 @@ static void build_byte_classes(struct builder *b)
     }
     re->nclasses = n;
     for (int c = 255; c >= 0; c--) {
-        re->byte_class[c] = (uint8_t)cls[c];
+        b->byte_class[c] = (uint8_t)cls[c];
         b->class_byte[cls[c]] = (uint8_t)c;
     }
 }
@@ -247,20 +244,20 @@ static int expand_state(struct builder *b, int id)
                 if (to < 0)
                     return -1;
             }
-            re->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
+            b->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
         }
     }
-    re->accept_at_end[id] = take_closure(b, &st, false, true);
+    b->accept_at_end[id] = take_closure(b, &st, false, true);
     return 0;
 }
 
 static int determinize(struct builder *b)
 {
     struct linre *re = b->re;
-    re->trans =
-        malloc((size_t)MAX_STATES * (size_t)re->nclasses * sizeof(*re->trans));
-    re->accept_at_end = calloc(MAX_STATES, sizeof(*re->accept_at_end));
-    if (re->trans == NULL || re->accept_at_end == NULL)
+    b->trans =
+        malloc((size_t)MAX_STATES * (size_t)re->nclasses * sizeof(*b->trans));
+    b->accept_at_end = calloc(MAX_STATES, sizeof(*b->accept_at_end));
+    if (b->trans == NULL || b->accept_at_end == NULL)
         return -1;
     static const int no_nodes[1] = {0}; /* memcmp/memcpy want non-NULL */
     if (intern_state(b, FLAG_AT_START, no_nodes, 0) != 0)
@@ -282,6 +279,7 @@ static int builder_init(struct builder *b, struct linre *re, struct nfa *nfa)
     b->stack = malloc((3 * n + 2) * sizeof(int));
     b->mark = calloc(n, sizeof(int));
     b->closure = malloc(n * sizeof(int));
+    b->byte_class = malloc(256);
     b->saved = malloc(n * sizeof(int));
     b->next = malloc(n * sizeof(int));
     return b->states && b->stack && b->mark && b->closure && b->next ? 0 : -1;
@@ -297,7 +295,27 @@ static void builder_release(struct builder *b)
     free(b->mark);
     free(b->closure);
     free(b->saved);
+    free(b->byte_class);
+    free(b->trans);
+    free(b->accept_at_end);
     free(b->next);
+}
+
+/* Hands the finished tables to `re`, trimming the transition table to the
+ * states that exist. */
+static void take_tables(struct builder *b, struct linre *re)
+{
+    size_t size = (size_t)re->nstates * (size_t)re->nclasses;
+    int32_t *t = realloc(b->trans, size * sizeof(*t));
+    if (t != NULL)
+        b->trans = t;
+    re->byte_class = b->byte_class;
+    re->trans = b->trans;
+    re->accept_at_end = b->accept_at_end;
+    re->owned = true;
+    b->byte_class = NULL;
+    b->trans = NULL;
+    b->accept_at_end = NULL;
 }
 
 int bsh__linre_compile(const char *pattern, struct linre **out)
@@ -314,21 +332,17 @@ int bsh__linre_compile(const char *pattern, struct linre **out)
         goto done;
     build_byte_classes(b);
     rc = determinize(b);
+    if (rc == 0)
+        take_tables(b, re);
 done:
     if (b != NULL && b->re != NULL)
         builder_release(b);
     free(b);
     free(nfa);
-    if (rc == 0) {
-        /* Give back the unused tail of the state table. */
-        size_t size = (size_t)re->nstates * (size_t)re->nclasses;
-        int32_t *t = realloc(re->trans, size * sizeof(*t));
-        if (t != NULL)
-            re->trans = t;
+    if (rc == 0)
         *out = re;
-    } else {
+    else
         bsh__linre_free(re);
-    }
     return rc;
 }
 
@@ -353,9 +367,47 @@ size_t bsh__linre_states(const struct linre *re)
 
 void bsh__linre_free(struct linre *re)
 {
-    if (re == NULL)
+    if (re == NULL || !re->owned)
         return;
-    free(re->trans);
-    free(re->accept_at_end);
+    free((void *)re->byte_class);
+    free((void *)re->trans);
+    free((void *)re->accept_at_end);
     free(re);
+}
+
+static void emit_ints(FILE *out, const char *type, const char *name, size_t n,
+                      long (*at)(const struct linre *, size_t),
+                      const struct linre *re)
+{
+    fprintf(out, "static const %s %s[%zu] = {", type, name, n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%ld,", i % 16 == 0 ? "\n    " : " ", at(re, i));
+    fprintf(out, "\n};\n");
+}
+
+static long class_at(const struct linre *re, size_t i)
+{
+    return re->byte_class[i];
+}
+
+static long trans_at(const struct linre *re, size_t i)
+{
+    return re->trans[i];
+}
+
+static long accept_at(const struct linre *re, size_t i)
+{
+    return re->accept_at_end[i];
+}
+
+void bsh__linre_emit(const struct linre *re, const char *name, FILE *out)
+{
+    char id[64];
+    snprintf(id, sizeof(id), "%s_classes", name);
+    emit_ints(out, "uint8_t", id, 256, class_at, re);
+    snprintf(id, sizeof(id), "%s_trans", name);
+    emit_ints(out, "int32_t", id, (size_t)re->nstates * (size_t)re->nclasses,
+              trans_at, re);
+    snprintf(id, sizeof(id), "%s_accept", name);
+    emit_ints(out, "bool", id, (size_t)re->nstates, accept_at, re);
 }

@@ -12,8 +12,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
-struct linre;
+/* A compiled DFA: built at run time (owned), or static tables generated at
+ * build time by gen_rules_dfa (see bsh__linre_emit). */
+struct linre {
+    const uint8_t *byte_class; /* byte -> column, 256 entries */
+    int nclasses, nstates;
+    const int32_t *trans;      /* nstates * nclasses; -1 ends in a match */
+    const bool *accept_at_end; /* per state: a match at the end of text */
+    bool owned;                /* bsh__linre_free frees the tables */
+};
 
 /**
  * Compile `pattern` into a DFA. Returns 0 and a new matcher in `*out`, or
@@ -30,6 +40,15 @@ bool bsh__linre_match(const struct linre *re, const unsigned char *subject,
 /** The number of DFA states, for tests and benchmarks. */
 size_t bsh__linre_states(const struct linre *re);
 
+/* rules_dfa.c, generated at build time from rules.def: the DFA of each
+ * critical pattern in list order; nstates 0 for a pattern without one. */
+extern const struct linre bsh__rule_dfas[];
+
+/* Frees a DFA from bsh__linre_compile; static tables are left alone. */
 void bsh__linre_free(struct linre *re);
+
+/* Writes the DFA's tables as C definitions named NAME_classes,
+ * NAME_trans and NAME_accept (for the build-time generator). */
+void bsh__linre_emit(const struct linre *re, const char *name, FILE *out);
 
 #endif

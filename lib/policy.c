@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The pre-spawn guards: the absolute-path check and the critical patterns
- * (SPEC 1.2). Every pattern compiles with PCRE2 exactly as written, which
- * proves the text; matching goes through linre's DFA, whose time is linear
- * in the command's length where PCRE2's backtracking is not. A pattern that
- * linre cannot take is matched by PCRE2 instead.
+ * (SPEC 1.2). At build time gen_rules_dfa checks that every pattern
+ * compiles with PCRE2 exactly as written and turns each into a DFA table
+ * (rules_dfa.c); matching is one table lookup per byte, linear in the
+ * command's length where PCRE2's backtracking is not. A pattern that linre
+ * cannot take would be matched by PCRE2 instead.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "internal.h"
@@ -20,62 +21,49 @@ static const struct bsh_pattern patterns[BSH_PATTERN_COUNT] = {
 #undef BSH_RULE
 };
 
-struct compiled {
-    pcre2_code *pcre;
-    struct linre *dfa;
-};
+/* PCRE2's compiled patterns: the fallback for a pattern without a DFA
+ * (none of the default ones) and the reference the tests compare with.
+ * Compiled on first use only. */
+static pcre2_code *pcre[BSH_PATTERN_COUNT];
+static pthread_once_t pcre_once = PTHREAD_ONCE_INIT;
 
-static struct compiled compiled[BSH_PATTERN_COUNT];
-static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
-
-static void compile_patterns(void)
+static void compile_pcre(void)
 {
     for (size_t i = 0; i < BSH_PATTERN_COUNT; i++) {
         int code;
         PCRE2_SIZE offset;
-        compiled[i].pcre =
-            pcre2_compile((PCRE2_SPTR)patterns[i].regex, PCRE2_ZERO_TERMINATED,
-                          0, &code, &offset, NULL);
-        if (bsh__linre_compile(patterns[i].regex, &compiled[i].dfa) < 0)
-            compiled[i].dfa = NULL;
+        pcre[i] = pcre2_compile((PCRE2_SPTR)patterns[i].regex,
+                                PCRE2_ZERO_TERMINATED, 0, &code, &offset, NULL);
     }
 }
 
-/* The compiled table lives for the life of the process; release it at exit
- * so that leak checkers see a clean heap. */
-__attribute__((destructor)) static void release_patterns(void)
+/* Released at exit so that leak checkers see a clean heap. */
+__attribute__((destructor)) static void release_pcre(void)
 {
     for (size_t i = 0; i < BSH_PATTERN_COUNT; i++) {
-        pcre2_code_free(compiled[i].pcre);
-        bsh__linre_free(compiled[i].dfa);
-        compiled[i].pcre = NULL;
-        compiled[i].dfa = NULL;
+        pcre2_code_free(pcre[i]);
+        pcre[i] = NULL;
     }
-}
-
-static const struct compiled *compiled_at(size_t index)
-{
-    pthread_once(&compiled_once, compile_patterns);
-    return &compiled[index];
 }
 
 int bsh__pattern_match_dfa(size_t index, const char *s, size_t len)
 {
-    const struct compiled *c = compiled_at(index);
-    if (c->dfa == NULL)
+    const struct linre *dfa = &bsh__rule_dfas[index];
+    if (dfa->nstates == 0)
         return -1;
-    return bsh__linre_match(c->dfa, (const unsigned char *)s, len);
+    return bsh__linre_match(dfa, (const unsigned char *)s, len);
 }
 
 int bsh__pattern_match_pcre(size_t index, const char *s, size_t len)
 {
-    const struct compiled *c = compiled_at(index);
-    if (c->pcre == NULL)
+    pthread_once(&pcre_once, compile_pcre);
+    if (pcre[index] == NULL)
         return -1;
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(c->pcre, NULL);
+    pcre2_match_data *md =
+        pcre2_match_data_create_from_pattern(pcre[index], NULL);
     if (md == NULL)
         return -1;
-    int rc = pcre2_match(c->pcre, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+    int rc = pcre2_match(pcre[index], (PCRE2_SPTR)s, len, 0, 0, md, NULL);
     pcre2_match_data_free(md);
     if (rc == PCRE2_ERROR_NOMATCH)
         return 0;
