@@ -153,33 +153,48 @@ static const char *command_name(enum cli_command c)
     return c <= CLI_MCP ? names[c] : "";
 }
 
-/* Parses the options and operands after the subcommand word. */
+/* Applies the option at argv[*i] (advancing past its value, if any).
+ * `after_operand`: an unknown option there is most likely the rest of an
+ * unquoted command line, and the message says so. */
+static int take_option(struct cli_args *a, int argc, char **argv, int *i,
+                       bool after_operand)
+{
+    const char *arg = argv[*i], *value;
+    const struct opt_spec *o = find_opt(arg, &value);
+    if (o == NULL || !(allowed_opts(a->command) & (1u << o->opt)))
+        return usage_error(a, "%s: unknown option '%s'%s",
+                           command_name(a->command), arg,
+                           after_operand ? "; quote the whole command line "
+                                           "as one argument"
+                                         : "");
+    if (o->takes_value && value == NULL) {
+        if (*i + 1 >= argc)
+            return usage_error(a, "%s: option '%s' needs a value",
+                               command_name(a->command), arg);
+        value = argv[++*i];
+    }
+    return apply_opt(a, o->opt, value);
+}
+
+/* Parses the options and operands after the subcommand word. As with
+ * getopt's default, options may also follow the COMMAND; after "--"
+ * everything is an operand, so a COMMAND that starts with '-' goes there. */
 static int parse_rest(struct cli_args *a, int argc, char **argv)
 {
-    int i = 0;
-    for (; i < argc; i++) {
+    int operands = 0;
+    const char *operand = NULL;
+    bool options_done = false;
+    for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
-        if (strcmp(arg, "--") == 0) {
-            i++;
-            break;
+        if (!options_done && strcmp(arg, "--") == 0) {
+            options_done = true;
+        } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+            if (take_option(a, argc, argv, &i, operands > 0) < 0)
+                return -1;
+        } else if (operands++ == 0) {
+            operand = arg;
         }
-        if (arg[0] != '-' || arg[1] == '\0')
-            break;
-        const char *value;
-        const struct opt_spec *o = find_opt(arg, &value);
-        if (o == NULL || !(allowed_opts(a->command) & (1u << o->opt)))
-            return usage_error(a, "%s: unknown option '%s'",
-                               command_name(a->command), arg);
-        if (o->takes_value && value == NULL) {
-            if (i + 1 >= argc)
-                return usage_error(a, "%s: option '%s' needs a value",
-                                   command_name(a->command), arg);
-            value = argv[++i];
-        }
-        if (apply_opt(a, o->opt, value) < 0)
-            return -1;
     }
-    int operands = argc - i;
     bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
     if (wants_command && operands == 0)
         return usage_error(a, "%s: missing COMMAND", command_name(a->command));
@@ -190,7 +205,7 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
                                  "command line as one argument"
                                : "%s: unexpected argument",
                            command_name(a->command));
-    a->text = wants_command ? argv[i] : NULL;
+    a->text = operand;
     return 0;
 }
 

@@ -38,6 +38,10 @@ status_line() { # status_line EXIT SIGNAL
 expect "stdout and stderr apart, exit code passed through" 7 "out" "err" -- \
     run 'printf out; printf err >&2; exit 7'
 expect "-- ends the options" 0 "-x\n" "" -- run -- 'echo -x'
+expect "options may follow the COMMAND" 124 "" "" -- run 'sleep 5' -t 200
+expect "after --, an option-like word is an operand" 125 "" \
+    "bsh: run: expected one COMMAND; quote the whole command line as one argument\n" \
+    -- run -- true --json
 expect "death by signal: 128+N" 137 "" "" -- run 'kill -KILL $$'
 expect "SIGTERM death: 143" 143 "" "" -- run 'kill -TERM $$'
 expect "exit 137 stays 137" 137 "" "" -- run 'exit 137'
@@ -66,9 +70,12 @@ expect "bad timeout: 125" 125 "" \
 expect "unknown option: 125" 125 "" "bsh: run: unknown option '--nope'\n" -- \
     run --nope true
 expect "missing command: 125" 125 "" "bsh: run: missing COMMAND\n" -- run
+expect "an unquoted command line: 125" 125 "" \
+    "bsh: run: unknown option '-la'; quote the whole command line as one argument\n" \
+    -- run ls -la
 expect "two commands: 125" 125 "" \
     "bsh: run: expected one COMMAND; quote the whole command line as one argument\n" \
-    -- run ls -la
+    -- run echo hi
 expect "unknown subcommand: 125" 125 "" \
     "bsh: unknown command 'frob'; try 'bsh --help'\n" -- frob
 expect "bad cwd: 125" 125 "" \
