@@ -45,7 +45,7 @@ static int check_pcre2(size_t i)
 
 int main(int argc, char **argv)
 {
-    FILE *out = argc == 2 ? fopen(argv[1], "w") : NULL;
+    FILE *out = argc == 2 ? fopen(argv[1], "we") : NULL;
     if (out == NULL) {
         fprintf(stderr, "usage: gen_rules_dfa OUTPUT.c\n");
         return 2;

@@ -342,7 +342,7 @@ done:
     if (rc == 0)
         *out = re;
     else
-        bsh__linre_free(re);
+        free(re); /* its tables were never handed over: the builder's */
     return rc;
 }
 

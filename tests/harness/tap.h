@@ -22,7 +22,10 @@ static inline bool tap_ok(bool cond, const char *file, int line,
     tap_run++;
     if (!cond)
         tap_failed++;
-    printf("%sok %d - %s\n", cond ? "" : "not ", tap_run, what);
+    printf("%sok %d - ", cond ? "" : "not ", tap_run);
+    for (const char *p = what; *p != '\0'; p++) /* one line per test */
+        fputs(*p == '\n' ? "\\n" : (char[2]){*p, '\0'}, stdout);
+    printf("\n");
     if (!cond)
         printf("#   failed at %s:%d\n", file, line);
     fflush(stdout);

@@ -7,6 +7,7 @@
  */
 #include "../harness/tap.h"
 #include "internal.h"
+#include "linre.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -234,6 +235,46 @@ static void cross_check_generated(void)
     }
 }
 
+/* linre refuses what it cannot match with PCRE's meaning (the caller then
+ * falls back to PCRE2), and accepts the rest of the syntax it claims. */
+static void test_linre_subset(void)
+{
+    static const char *const refused[] = {
+        "(a)\\1", "(?=a)", "(?<=a)b", "a*+", "(?m)^a", "[[:alpha:]]",
+        "a{3,2}", "(a",    "a)",      "*a",  "\\Z",    "a{101}",
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        struct linre *re = (struct linre *)&refused; /* must become NULL */
+        char what[64];
+        snprintf(what, sizeof(what), "linre refuses %s", refused[i]);
+        ok(bsh__linre_compile(refused[i], &re) < 0 && re == NULL, what);
+    }
+    static const struct {
+        const char *re, *subject;
+        bool match;
+    } cases[] = {
+        {"a{2,3}b", "xaab", true},    {"a{2,3}b", "xab", false},
+        {"^ab$", "ab", true},         {"^ab$", "ab\n", false},
+        {"\\Bb", "ab", true},         {"\\Bb", " b", false},
+        {"[^\\s]x", " x", false},     {"a.c", "a\nc", false},
+        {"(?i)[a-c]+z", "ABZ", true}, {"\\x41\\t", "A\t", true},
+        {"a{2,}", "aa", true},        {"(?:ab|cd)*?e", "cdabe", true},
+        {"x{1}y?z", "xz", true},      {"\\d\\w\\W", "1_!", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct linre *re = NULL;
+        int rc = bsh__linre_compile(cases[i].re, &re);
+        char what[96];
+        snprintf(what, sizeof(what), "linre: /%s/ on '%s'", cases[i].re,
+                 cases[i].subject);
+        ok(rc == 0 &&
+               bsh__linre_match(re, (const unsigned char *)cases[i].subject,
+                                strlen(cases[i].subject)) == cases[i].match,
+           what);
+        bsh__linre_free(re);
+    }
+}
+
 static void test_dfa_matches_pcre2(void)
 {
     for (size_t i = 0; i < BSH_PATTERN_COUNT; i++)
@@ -290,6 +331,7 @@ int main(void)
     test_each_pattern();
     test_env_names();
     test_pattern_text();
+    test_linre_subset();
     test_dfa_matches_pcre2();
     test_linear_time();
     return tap_done();
