@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev)
-test_pkgs=(clang clang-format cppcheck valgrind libclang-rt-14-dev nodejs npm)
+test_pkgs=(clang clang-format cppcheck strace valgrind libclang-rt-14-dev nodejs npm)
 
 want=("${build_pkgs[@]}")
 [ "${1:-test}" = test ] && want+=("${test_pkgs[@]}")
