@@ -23,6 +23,8 @@ struct server {
     int ncalls;
     char *line;
     size_t len;
+    struct pollfd *pfds; /* the poll set, grown as calls are added */
+    size_t pfds_cap;
     bool skipping; /* inside a line that was too long */
     bool eof;
 };
@@ -189,9 +191,15 @@ static void pump_calls(struct server *sv)
 
 static void wait_for_work(struct server *sv)
 {
-    struct pollfd *p = calloc((size_t)sv->ncalls + 1, sizeof(*p));
-    if (p == NULL)
-        return;
+    size_t need = (size_t)sv->ncalls + 1;
+    if (need > sv->pfds_cap) {
+        struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
+        if (grown == NULL)
+            return;
+        sv->pfds = grown;
+        sv->pfds_cap = need * 2;
+    }
+    struct pollfd *p = sv->pfds;
     nfds_t n = 0;
     int timeout = -1;
     if (!sv->eof)
@@ -203,7 +211,6 @@ static void wait_for_work(struct server *sv)
     }
     if (poll(p, n, timeout) > 0 && !sv->eof && p[0].revents != 0)
         read_input(sv);
-    free(p);
 }
 
 /* The client is gone: kill every running call's group, free the rest. */
@@ -215,11 +222,12 @@ static void end_server(struct server *sv)
         tool_free(c);
     }
     free(sv->line);
+    free(sv->pfds);
 }
 
 int mcp_serve(const struct mcp_config *cfg)
 {
-    struct server sv = {cfg, NULL, 0, NULL, 0, false, false};
+    struct server sv = {.cfg = cfg};
     sv.line = malloc(cfg->max_line + 65536);
     if (sv.line == NULL) {
         mcp_log("out of memory");
@@ -236,7 +244,7 @@ int mcp_serve(const struct mcp_config *cfg)
 
 void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
 {
-    struct server sv = {cfg, NULL, 0, NULL, 0, false, false};
+    struct server sv = {.cfg = cfg};
     sv.line = malloc(cfg->max_line + 65536);
     if (sv.line == NULL)
         return;
