@@ -6,6 +6,7 @@
 #define BSH_CLI_COMMANDS_H
 
 #include "args.h"
+#include "output.h" /* cli_error */
 
 /* Exit statuses of SPEC 3, after timeout(1). */
 enum {
@@ -19,8 +20,5 @@ int cmd_run(const struct cli_args *a);
 int cmd_check(const struct cli_args *a);
 int cmd_patterns(void);
 int cmd_mcp(const struct cli_args *a);
-
-/* Prints "bsh: MESSAGE" on stderr. */
-void cli_error(const char *message);
 
 #endif

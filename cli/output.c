@@ -12,6 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
+void cli_error(const char *message)
+{
+    char line[BSH_ERROR_MAX + 16];
+    int n = snprintf(line, sizeof(line), "bsh: %s\n", message);
+    if (n > 0)
+        (void)write_all(
+            2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;

@@ -14,6 +14,9 @@
  * with errno (EPIPE when the reader went away). */
 int write_all(int fd, const void *buf, size_t len);
 
+/* Prints "bsh: MESSAGE" on stderr. */
+void cli_error(const char *message);
+
 /* Writes one item as its five-key JSON line to stdout. */
 int json_write_item(const struct bsh_item *item);
 

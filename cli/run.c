@@ -25,15 +25,6 @@ struct run_state {
     bool output_lost;  /* our stdout or stderr went away */
 };
 
-void cli_error(const char *message)
-{
-    char line[BSH_ERROR_MAX + 16];
-    int n = snprintf(line, sizeof(line), "bsh: %s\n", message);
-    if (n > 0)
-        (void)write_all(
-            2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-}
-
 static int status_exit(const struct bsh_item *item)
 {
     if (item->has_signal && item->signal == -1)

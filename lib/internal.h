@@ -36,6 +36,10 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
                    struct bsh__spawn *sp, char *why, size_t why_len);
 
+/* util.c: closes `fd` if it is open; returns -1, so that `fd =
+ * bsh__close(fd)` leaves no stale number behind. */
+int bsh__close(int fd);
+
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */
 void bsh__format(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -32,13 +32,6 @@
 
 extern char **environ;
 
-static int close_fd(int fd)
-{
-    if (fd >= 0)
-        close(fd);
-    return -1;
-}
-
 /* Moves a pipe end that landed on 0, 1 or 2 (the caller had closed its
  * own stdio) above 2, so that the dup2 file actions cannot clobber it. */
 static int move_above_stdio(int fd)
@@ -57,8 +50,8 @@ static int make_pipe(int fds[2])
     fds[0] = move_above_stdio(fds[0]);
     fds[1] = move_above_stdio(fds[1]);
     if (fds[0] < 0 || fds[1] < 0) {
-        fds[0] = close_fd(fds[0]);
-        fds[1] = close_fd(fds[1]);
+        fds[0] = bsh__close(fds[0]);
+        fds[1] = bsh__close(fds[1]);
         return -1;
     }
     return 0;
@@ -192,10 +185,10 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
     sp->err_fd = err[0];
     out[0] = err[0] = -1;
 cleanup:
-    close_fd(out[0]);
-    close_fd(out[1]);
-    close_fd(err[0]);
-    close_fd(err[1]);
+    bsh__close(out[0]);
+    bsh__close(out[1]);
+    bsh__close(err[0]);
+    bsh__close(err[1]);
     return rc == 0 ? 0 : -1;
 }
 
@@ -212,7 +205,7 @@ static int open_master(char *name, size_t len)
         ptsname_r(m, name, len) != 0 || ioctl(m, TIOCSWINSZ, &ws) < 0 ||
         set_nonblocking(m) < 0) {
         int saved = errno;
-        close_fd(m);
+        bsh__close(m);
         errno = saved;
         return -1;
     }
@@ -235,7 +228,7 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     if (rc != 0) {
         explain_failure(rc, cwd, "failed to spawn command in pty", why,
                         why_len);
-        master = close_fd(master);
+        master = bsh__close(master);
     }
     sp->out_fd = master;
     sp->err_fd = -1;

@@ -26,13 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int bsh__close(int fd)
-{
-    if (fd >= 0)
-        close(fd);
-    return -1;
-}
-
 /* Makes the stream poll readable without an fd event, for the phases
  * that have an item ready at once, and for a cancel. */
 void bsh__stream_wake(struct bsh_stream *s)
@@ -57,17 +50,21 @@ void bsh__stream_fail(struct bsh_stream *s, const char *fmt, ...)
     bsh__stream_wake(s);
 }
 
+/* Nanoseconds from now until the deadline (<= 0 once it has passed). */
+static int64_t ns_to_deadline(const struct bsh_stream *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(s->deadline.tv_sec - now.tv_sec) * 1000000000 +
+           (s->deadline.tv_nsec - now.tv_nsec);
+}
+
 static bool deadline_passed(struct bsh_stream *s)
 {
     if (!s->deadline_set)
         return false;
-    if (s->deadline_hit)
-        return true;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    s->deadline_hit =
-        now.tv_sec > s->deadline.tv_sec || (now.tv_sec == s->deadline.tv_sec &&
-                                            now.tv_nsec >= s->deadline.tv_nsec);
+    if (!s->deadline_hit)
+        s->deadline_hit = ns_to_deadline(s) <= 0;
     return s->deadline_hit;
 }
 
@@ -239,10 +236,7 @@ static const struct timespec *time_left(const struct bsh_stream *s,
 {
     if (!s->deadline_set)
         return NULL;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t ns = (int64_t)(s->deadline.tv_sec - now.tv_sec) * 1000000000 +
-                 (s->deadline.tv_nsec - now.tv_nsec);
+    int64_t ns = ns_to_deadline(s);
     if (ns < 0)
         ns = 0;
     left->tv_sec = (time_t)(ns / 1000000000);

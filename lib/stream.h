@@ -53,7 +53,6 @@ void bsh__stream_fail(struct bsh_stream *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bsh__stream_wake(struct bsh_stream *s);
 void bsh__stream_abort(struct bsh_stream *s);
-int bsh__close(int fd);
 
 /* stream_fd.c: keep the pollable fd's set in step with the stream. Both
  * are no-ops until bsh_stream_fd() has been called. */

@@ -5,6 +5,14 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <unistd.h>
+
+int bsh__close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
 
 const char *bsh_version(void)
 {

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The input buffer holds one line of up to max_line bytes plus one read. */
+#define READ_SIZE 65536
+
 static const char *const protocol_versions[] = {"2025-06-18", "2025-03-26",
                                                 "2024-11-05"};
 
@@ -158,17 +161,24 @@ static void take_lines(struct server *sv)
     }
 }
 
+/* The input has ended: a last line without its newline still counts. */
+static void end_input(struct server *sv)
+{
+    sv->eof = true;
+    if (sv->len > 0 && !sv->skipping)
+        handle_message(sv, sv->line, sv->len);
+    sv->len = 0;
+}
+
 static void read_input(struct server *sv)
 {
-    size_t room = sv->cfg->max_line + 65536 - sv->len;
-    ssize_t n = read(0, sv->line + sv->len, room < 65536 ? room : 65536);
+    size_t room = sv->cfg->max_line + READ_SIZE - sv->len;
+    ssize_t n =
+        read(0, sv->line + sv->len, room < READ_SIZE ? room : READ_SIZE);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (n <= 0) {
-        sv->eof = true;
-        if (sv->len > 0 && !sv->skipping)
-            handle_message(sv, sv->line, sv->len); /* a last unended line */
-        sv->len = 0;
+        end_input(sv);
         return;
     }
     sv->len += (size_t)n;
@@ -225,11 +235,19 @@ static void end_server(struct server *sv)
     free(sv->pfds);
 }
 
+/* Allocates the input buffer; false when out of memory. */
+static bool start_server(struct server *sv, const struct mcp_config *cfg)
+{
+    memset(sv, 0, sizeof(*sv));
+    sv->cfg = cfg;
+    sv->line = malloc(cfg->max_line + READ_SIZE);
+    return sv->line != NULL;
+}
+
 int mcp_serve(const struct mcp_config *cfg)
 {
-    struct server sv = {.cfg = cfg};
-    sv.line = malloc(cfg->max_line + 65536);
-    if (sv.line == NULL) {
+    struct server sv;
+    if (!start_server(&sv, cfg)) {
         mcp_log("out of memory");
         return 1;
     }
@@ -244,12 +262,11 @@ int mcp_serve(const struct mcp_config *cfg)
 
 void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
 {
-    struct server sv = {.cfg = cfg};
-    sv.line = malloc(cfg->max_line + 65536);
-    if (sv.line == NULL)
+    struct server sv;
+    if (!start_server(&sv, cfg))
         return;
     while (len > 0) {
-        size_t room = cfg->max_line + 65536 - sv.len;
+        size_t room = cfg->max_line + READ_SIZE - sv.len;
         size_t n = len < room ? len : room;
         memcpy(sv.line + sv.len, data, n);
         sv.len += n;
@@ -257,7 +274,6 @@ void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
         len -= n;
         take_lines(&sv);
     }
-    if (sv.len > 0 && !sv.skipping)
-        handle_message(&sv, sv.line, sv.len);
+    end_input(&sv);
     end_server(&sv);
 }
