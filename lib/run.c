@@ -5,6 +5,7 @@
  * its first bsh_stream_next(), as the reference's stream reports them.
  */
 #define _GNU_SOURCE
+#include "graveyard.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -15,13 +16,7 @@
 static void set_deadline(struct bsh_stream *s, struct timespec start,
                          int64_t timeout_ms)
 {
-    s->deadline = start;
-    s->deadline.tv_sec += (time_t)(timeout_ms / 1000);
-    s->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (s->deadline.tv_nsec >= 1000000000L) {
-        s->deadline.tv_sec++;
-        s->deadline.tv_nsec -= 1000000000L;
-    }
+    s->deadline = bsh__clock_add_ms(start, timeout_ms);
     s->deadline_set = true;
 }
 
@@ -112,8 +107,8 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
 static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
                struct bsh_error *err, bool quiet)
 {
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
+    struct timespec started = bsh__clock_now();
+    bsh__graveyard_sweep();
     if (out != NULL)
         *out = NULL;
     if (o == NULL || o->command == NULL || out == NULL ||

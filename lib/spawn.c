@@ -114,6 +114,9 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
     else if (cwd != NULL && !S_ISDIR(st.st_mode))
         bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
                     prefix, cwd, strerror(ENOTDIR));
+    else if (cwd != NULL && access(cwd, X_OK) < 0)
+        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
+                    prefix, cwd, strerror(errno));
     else
         bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
 }
@@ -148,7 +151,10 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
     if (rc == 0)
         have_attr = (rc = init_attr(&attr, io->new_session)) == 0;
     if (rc == 0) {
-        char *argv[] = {(char *)"bash", (char *)"-c", (char *)command, NULL};
+        /* "--": a COMMAND that starts with '-' is a command, not an
+         * option of bash. */
+        char *argv[] = {(char *)"bash", (char *)"-c", (char *)"--",
+                        (char *)command, NULL};
         rc = posix_spawnp(pid, "bash", &fa, &attr, argv,
                           envp != NULL ? envp : environ);
     }

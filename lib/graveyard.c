@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A child that outlives its stream: one that turned into another user and
+ * so cannot be killed, or one that did not die within the bounded wait
+ * after SIGKILL. No call may block on it, and it must not stay a zombie
+ * once it exits, so it is kept here and reaped by a later sweep, which
+ * bsh_run() and bsh_stream_free() do. The pidfd, where there is one, pins
+ * the child: its pid may be reused only after we reaped it, but a caller
+ * that reaps children it did not start could free the pid earlier.
+ *
+ * This is the only state the library shares between streams; a mutex
+ * guards it, since streams may live on different threads.
+ */
+#define _GNU_SOURCE
+#include "graveyard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#    define P_PIDFD 3 /* linux/wait.h, which clashes with sys/wait.h */
+#endif
+
+struct grave {
+    pid_t pid;
+    int pidfd;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct grave *graves;
+static size_t count, capacity;
+
+void bsh__graveyard_add(pid_t pid, int pidfd)
+{
+    pthread_mutex_lock(&lock);
+    if (count == capacity) {
+        size_t cap = capacity ? capacity * 2 : 8;
+        struct grave *g = realloc(graves, cap * sizeof(*g));
+        if (g != NULL) {
+            graves = g;
+            capacity = cap;
+        }
+    }
+    if (count < capacity) /* else out of memory: it stays a zombie */
+        graves[count++] = (struct grave){pid, pidfd};
+    else if (pidfd >= 0)
+        close(pidfd);
+    pthread_mutex_unlock(&lock);
+}
+
+/* True once the child has been reaped (or is no longer ours to reap). */
+static bool reaped(const struct grave *g)
+{
+    siginfo_t info = {0};
+    int rc = g->pidfd >= 0
+                 ? waitid((idtype_t)P_PIDFD, (id_t)g->pidfd, &info,
+                          WEXITED | WNOHANG)
+                 : waitid(P_PID, (id_t)g->pid, &info, WEXITED | WNOHANG);
+    return (rc < 0 && errno != EINTR) || info.si_pid != 0;
+}
+
+void bsh__graveyard_sweep(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < count;) {
+        if (reaped(&graves[i])) {
+            if (graves[i].pidfd >= 0)
+                close(graves[i].pidfd);
+            graves[i] = graves[--count];
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
