@@ -30,6 +30,11 @@ static int parse_timeout(struct cli_args *a, const char *s)
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
+    if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && errno == ERANGE)
+        return usage_error(a,
+                           "invalid timeout '%s': too large (at most %lld "
+                           "ms)",
+                           s, (long long)INT64_MAX);
     if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0)
         return usage_error(a,
                            "invalid timeout '%s': expected milliseconds, "
@@ -67,7 +72,15 @@ static int add_env(struct cli_args *a, const char *s)
     return 0;
 }
 
-enum opt { OPT_CWD, OPT_ENV, OPT_TIMEOUT, OPT_PTY, OPT_JSON, OPT_NONE };
+enum opt {
+    OPT_CWD,
+    OPT_ENV,
+    OPT_TIMEOUT,
+    OPT_PTY,
+    OPT_JSON,
+    OPT_KEEP_LOGS,
+    OPT_NONE
+};
 
 struct opt_spec {
     enum opt opt;
@@ -79,7 +92,7 @@ struct opt_spec {
 static const struct opt_spec opt_specs[] = {
     {OPT_CWD, 'C', "cwd", true},         {OPT_ENV, 'e', "env", true},
     {OPT_TIMEOUT, 't', "timeout", true}, {OPT_PTY, 'p', "pty", false},
-    {OPT_JSON, 0, "json", false},
+    {OPT_JSON, 0, "json", false},        {OPT_KEEP_LOGS, 0, "keep-logs", false},
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */
@@ -91,7 +104,7 @@ static unsigned allowed_opts(enum cli_command c)
     case CLI_RUN:
         return run_opts | 1u << OPT_JSON;
     case CLI_MCP:
-        return run_opts;
+        return run_opts | 1u << OPT_KEEP_LOGS;
     case CLI_CHECK:
         return 1u << OPT_JSON;
     default:
@@ -140,6 +153,9 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return 0;
     case OPT_JSON:
         a->json = true;
+        return 0;
+    case OPT_KEEP_LOGS:
+        a->keep_logs = true;
         return 0;
     case OPT_NONE:
         break;

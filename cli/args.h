@@ -28,6 +28,7 @@ struct cli_args {
     bool timeout_given;
     bool pty;
     bool json;
+    bool keep_logs;  /* mcp: leave the spill directory at exit */
     char error[512]; /* the usage error, when cli_parse fails */
 };
 

@@ -6,6 +6,9 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "process.h"
+
+#include <errno.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +31,7 @@ static const char usage[] =
     "  -p, --pty              run in a 24x80 pseudo-terminal\n"
     "      --json             (run, check) one JSON object per line on "
     "stdout\n"
+    "      --keep-logs        (mcp) keep the logs of cut replies at exit\n"
     "\n"
     "Exit status of run: the command's own; 128+N if it died of signal N;\n"
     "124 on timeout; 126 if a guard rejected it; 125 if bsh itself failed.\n"
@@ -38,14 +42,25 @@ int cmd_check(const struct cli_args *a)
     struct bsh_error err;
     int rc = bsh_check(a->text, strlen(a->text), &err);
     const char *msg = rc == BSH_EGUARD ? err.text_err : NULL;
+    int written = 0;
     if (a->json) {
-        (void)json_write_check(msg);
+        written = json_write_check(msg);
     } else if (msg != NULL) {
         char line[BSH_ERROR_MAX + 2];
         int n = snprintf(line, sizeof(line), "%s\n", msg);
-        (void)write_all(1, line, (size_t)n);
+        written = write_all(1, line, (size_t)n);
     }
+    if (written < 0)
+        return cli_output_status("stdout", errno);
     return msg != NULL ? 1 : 0;
+}
+
+/* Flushes stdout; the exit status of a command whose output is done. */
+static int stdout_status(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    return cli_output_status("stdout", errno != 0 ? errno : EIO);
 }
 
 int cmd_patterns(void)
@@ -53,19 +68,20 @@ int cmd_patterns(void)
     const struct bsh_pattern *p;
     for (size_t i = 0; (p = bsh_pattern_at(i)) != NULL; i++)
         printf("%d\t%s\t%s\n", p->number, p->category, p->regex);
-    return fflush(stdout) == 0 ? 0 : EXIT_BSH_FAILED;
+    return stdout_status();
 }
 
 static int print_text(const char *text)
 {
     fputs(text, stdout);
-    return fflush(stdout) == 0 ? 0 : EXIT_BSH_FAILED;
+    return stdout_status();
 }
 
 int main(int argc, char **argv)
 {
     struct cli_args a;
     int status;
+    process_take_over();
     if (cli_parse(argc, argv, &a) < 0) {
         cli_error(a.error);
         status = EXIT_BSH_FAILED;

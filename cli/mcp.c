@@ -4,16 +4,25 @@
  */
 #include "mcp.h"
 #include "commands.h"
+#include "process.h"
 
-#include <signal.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FDS_PER_CALL 8
+#define FDS_RESERVED 32
 
 int cmd_mcp(const struct cli_args *a)
 {
-    /* A client that goes away must show up as EPIPE, not kill the server
-     * before it has killed the running calls. */
-    struct sigaction ignore = {.sa_handler = SIG_IGN};
-    sigaction(SIGPIPE, &ignore, NULL);
+    /* Each call holds about FDS_PER_CALL fds (pipes, pidfd, epoll set,
+     * timer, eventfd, log file): the call limit follows the fd limit. */
+    long fds = process_raise_fd_limit();
+    long fit = (fds - FDS_RESERVED) / FDS_PER_CALL;
+    int max_calls = fit < 1                       ? 1
+                    : fit < MCP_DEFAULT_MAX_CALLS ? (int)fit
+                                                  : MCP_DEFAULT_MAX_CALLS;
     struct mcp_config cfg = {
         .cwd = a->cwd,
         .env = a->env,
@@ -22,7 +31,9 @@ int cmd_mcp(const struct cli_args *a)
         .pty = a->pty,
         .budget = MCP_DEFAULT_BUDGET,
         .max_line = MCP_DEFAULT_MAX_LINE,
-        .max_calls = MCP_DEFAULT_MAX_CALLS,
+        .max_calls = max_calls,
+        .stop_fd = -1,
+        .keep_logs = a->keep_logs,
     };
     for (size_t i = 0; i < a->env_count; i++) {
         if (!bsh_env_name_valid(a->env[i].name)) {
@@ -33,5 +44,12 @@ int cmd_mcp(const struct cli_args *a)
             return EXIT_BSH_FAILED;
         }
     }
-    return mcp_serve(&cfg);
+    cfg.stop_fd = process_stop_signals();
+    if (cfg.stop_fd < 0) {
+        cli_error(strerror(errno));
+        return EXIT_BSH_FAILED;
+    }
+    int status = mcp_serve(&cfg);
+    close(cfg.stop_fd);
+    return status;
 }

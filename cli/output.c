@@ -7,6 +7,7 @@
 #include "utf8.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,21 +89,14 @@ size_t json_quote(const char *s, char *out)
     return o;
 }
 
-static int write_line(const char *buf, size_t len)
-{
-    return write_all(1, buf, len);
-}
-
 static size_t put_optional_int(char *out, bool has, int value)
 {
     return has ? (size_t)sprintf(out, "%d", value)
                : (size_t)sprintf(out, "null");
 }
 
-int json_write_item(const struct bsh_item *item)
+size_t json_format_item(const struct bsh_item *item, char *line)
 {
-    /* Room for a base64 chunk and the fixed keys. */
-    char line[BSH_CHUNK_MAX / 3 * 4 + 256];
     bool is_out = item->kind == BSH_ITEM_STDOUT;
     bool is_err = item->kind == BSH_ITEM_STDERR;
     size_t o = (size_t)sprintf(line, "{\"stdout\":\"");
@@ -117,35 +111,70 @@ int json_write_item(const struct bsh_item *item)
     o += put_optional_int(line + o, item->has_signal, item->signal);
     o += (size_t)sprintf(line + o, ",\"truncated\":%s}\n",
                          item->truncated ? "true" : "false");
-    return write_line(line, o);
+    return o;
 }
 
-/* Writes {"KEY":"QUOTED",...} lines built around one quoted message. */
-static int write_with_message(const char *before, const char *message,
-                              const char *after)
+/* A {"KEY":"QUOTED",...} line built around one quoted message. */
+static char *format_with_message(const char *before, const char *message,
+                                 const char *after)
 {
     size_t need = strlen(before) + 6 * strlen(message) + strlen(after) + 8;
     char *line = malloc(need);
     if (line == NULL)
-        return -1;
+        return NULL;
     size_t o = (size_t)sprintf(line, "%s", before);
     o += json_quote(message, line + o);
-    o += (size_t)sprintf(line + o, "%s\n", after);
-    int rc = write_line(line, o);
-    free(line);
-    return rc;
+    sprintf(line + o, "%s\n", after);
+    return line;
 }
 
-int json_write_error(const char *message, const char *stage)
+char *json_format_error(const char *message, const char *stage)
 {
     char after[64];
     snprintf(after, sizeof(after), ",\"stage\":\"%s\"}", stage);
-    return write_with_message("{\"error\":", message, after);
+    return format_with_message("{\"error\":", message, after);
+}
+
+char *cli_format_error(const char *message)
+{
+    size_t need = strlen(message) + 8;
+    char *line = malloc(need);
+    if (line != NULL)
+        snprintf(line, need, "bsh: %s\n", message);
+    return line;
+}
+
+void free_line(char *line)
+{
+    free(line);
+}
+
+int write_line(char *line)
+{
+    int rc = line != NULL ? write_all(1, line, strlen(line)) : -1;
+    free(line);
+    return rc;
 }
 
 int json_write_check(const char *error)
 {
     if (error == NULL)
-        return write_line("{\"allowed\":true}\n", 17);
-    return write_with_message("{\"allowed\":false,\"error\":", error, "}");
+        return write_all(1, "{\"allowed\":true}\n", 17);
+    return write_line(
+        format_with_message("{\"allowed\":false,\"error\":", error, "}"));
+}
+
+void cli_output_error(const char *what, int err)
+{
+    char msg[128];
+    snprintf(msg, sizeof(msg), "cannot write to %s: %s", what, strerror(err));
+    cli_error(msg);
+}
+
+int cli_output_status(const char *what, int err)
+{
+    if (err == EPIPE) /* as a pipeline member killed by SIGPIPE */
+        return 128 + SIGPIPE;
+    cli_output_error(what, err);
+    return 125;
 }

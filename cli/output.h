@@ -17,14 +17,35 @@ int write_all(int fd, const void *buf, size_t len);
 /* Prints "bsh: MESSAGE" on stderr. */
 void cli_error(const char *message);
 
-/* Writes one item as its five-key JSON line to stdout. */
-int json_write_item(const struct bsh_item *item);
+/* The longest JSON line of one item, with its newline and NUL. */
+#define JSON_ITEM_MAX (BSH_CHUNK_MAX / 3 * 4 + 256)
 
-/* Writes {"error":"MESSAGE","stage":"STAGE"} to stdout. */
-int json_write_error(const char *message, const char *stage);
+/* Formats one item as its five-key JSON line (newline included) into
+ * `line`, which has room for JSON_ITEM_MAX bytes; returns its length. */
+size_t json_format_item(const struct bsh_item *item, char *line);
+
+/* {"error":"MESSAGE","stage":"STAGE"} and its newline; malloc'd, NULL
+ * when out of memory. */
+char *json_format_error(const char *message, const char *stage);
+
+/* "bsh: MESSAGE" and its newline; malloc'd, NULL when out of memory. */
+char *cli_format_error(const char *message);
+
+void free_line(char *line);
+
+/* Writes a malloc'd line to stdout and frees it; 0 or -1 with errno. */
+int write_line(char *line);
 
 /* Writes the `bsh check --json` verdict to stdout. */
 int json_write_check(const char *error);
+
+/* Says on stderr that writing to `what` failed with `err`. */
+void cli_output_error(const char *what, int err);
+
+/* The exit status after a failed write to `what`: 141 for EPIPE (the
+ * reader went away: as a pipeline member killed by SIGPIPE, silently),
+ * otherwise 125 with a message. */
+int cli_output_status(const char *what, int err);
 
 /* Encodes `len` bytes as standard base64 with padding into `out` (room
  * for 4 * ceil(len / 3) + 1 bytes); returns the length written. */

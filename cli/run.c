@@ -1,28 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `bsh run`: one stream, rendered as it arrives. SIGINT, SIGTERM and
- * SIGHUP are blocked and read from a signalfd in the same poll loop as
- * the stream's fd, so no handler runs and the child (which gets an empty
- * mask from the engine) still sees them by default; on one of them the
- * run is cancelled, which kills the command's whole group.
+ * `bsh run`: one stream, rendered as it arrives, from one poll loop over
+ * the stream's fd, a signalfd and bsh's own stdout and stderr.
+ *
+ * Every signal that would end bsh is blocked and read from the signalfd,
+ * so no handler runs; the child gets an empty mask and default
+ * dispositions from the engine. On one of them the run is cancelled,
+ * which kills the command's whole group, and bsh exits 128+N.
+ *
+ * Output goes through sinks that never block (common/sink.h). While a
+ * reader does not take what bsh has, bsh stops pulling items (the command
+ * then blocks on its own pipe, as in any pipeline), but keeps watching its
+ * signals and the deadline, which win over a reader that does not read.
  */
 #define _GNU_SOURCE
 #include "commands.h"
 #include "output.h"
+#include "process.h"
+#include "sink.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Output bsh may hold for a slow reader before it stops pulling items. */
+#define SINK_LIMIT 65536
 
 struct run_state {
     const struct cli_args *args;
+    struct sink out, err;
     int exit_status;
     int caught_signal; /* 0, or the signal that asked us to stop */
-    bool output_lost;  /* our stdout or stderr went away */
+    bool ended;        /* the stream has ended (status or error) */
+    bool has_deadline;
+    struct timespec deadline; /* at or after the engine's own */
 };
 
 static int status_exit(const struct bsh_item *item)
@@ -34,79 +49,173 @@ static int status_exit(const struct bsh_item *item)
     return item->exit_code;
 }
 
+static bool output_failed(const struct run_state *st)
+{
+    return st->out.error != 0 || st->err.error != 0;
+}
+
+/* Neither a signal nor a failed output asks the run to stop. */
+static bool stopping(const struct run_state *st)
+{
+    return st->caught_signal != 0 || output_failed(st);
+}
+
 static void render(struct run_state *st, const struct bsh_item *item)
 {
-    int rc = 0;
-    if (item->kind == BSH_ITEM_STATUS)
+    if (item->kind == BSH_ITEM_STATUS) {
         st->exit_status = status_exit(item);
-    if (st->args->json)
-        rc = json_write_item(item);
-    else if (item->kind != BSH_ITEM_STATUS)
-        rc = write_all(item->kind == BSH_ITEM_STDOUT ? 1 : 2, item->data,
-                       item->len);
-    if (rc < 0)
-        st->output_lost = true;
-}
-
-static void render_stream_error(const struct run_state *st, const char *msg)
-{
-    if (st->args->json)
-        (void)json_write_error(msg, "stream");
-    else
-        cli_error(msg);
-}
-
-static int open_signalfd(sigset_t *stop)
-{
-    sigemptyset(stop);
-    sigaddset(stop, SIGINT);
-    sigaddset(stop, SIGTERM);
-    sigaddset(stop, SIGHUP);
-    if (sigprocmask(SIG_BLOCK, stop, NULL) < 0)
-        return -1;
-    return signalfd(-1, stop, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
-static void take_signal(struct run_state *st, int sfd, struct bsh_stream *s)
-{
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (st->caught_signal == 0)
-            st->caught_signal = (int)si.ssi_signo;
-        bsh_stream_cancel(s);
+        st->ended = true;
+    }
+    if (stopping(st))
+        return;
+    if (st->args->json) {
+        char line[JSON_ITEM_MAX];
+        size_t n = json_format_item(item, line);
+        sink_write(&st->out, line, n);
+    } else if (item->kind != BSH_ITEM_STATUS) {
+        sink_write(item->kind == BSH_ITEM_STDOUT ? &st->out : &st->err,
+                   item->data, item->len);
     }
 }
 
-/* Drives the stream to its end; returns 0, or -1 after a stream error. */
-static int pump(struct run_state *st, struct bsh_stream *s, int sfd)
+/* A message of bsh's own, in the form the mode asks for. */
+static void render_error(struct run_state *st, const char *msg,
+                         const char *stage)
 {
-    struct pollfd pfd[2] = {{bsh_stream_fd(s), POLLIN, 0}, {sfd, POLLIN, 0}};
+    char *line =
+        st->args->json ? json_format_error(msg, stage) : cli_format_error(msg);
+    if (line != NULL)
+        sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));
+    free_line(line);
+}
+
+static bool deadline_passed(const struct run_state *st)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return st->has_deadline && (now.tv_sec > st->deadline.tv_sec ||
+                                (now.tv_sec == st->deadline.tv_sec &&
+                                 now.tv_nsec >= st->deadline.tv_nsec));
+}
+
+/* Milliseconds until our deadline (rounded up), or -1 without one. */
+static int ms_to_deadline(const struct run_state *st)
+{
+    if (!st->has_deadline)
+        return -1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ms = (int64_t)(st->deadline.tv_sec - now.tv_sec) * 1000 +
+                 (st->deadline.tv_nsec - now.tv_nsec + 999999) / 1000000;
+    return ms < 0 ? 0 : ms > 1000000000 ? 1000000000 : (int)ms;
+}
+
+static bool sinks_full(const struct run_state *st)
+{
+    return sink_full(&st->out) || sink_full(&st->err);
+}
+
+static bool sinks_pending(const struct run_state *st)
+{
+    return sink_pending(&st->out) || sink_pending(&st->err);
+}
+
+/* Pulls what the stream has ready. Returns false when it would block. */
+static bool pull(struct run_state *st, struct bsh_stream *s)
+{
     struct bsh_item item;
-    for (;;) {
-        int rc = bsh_stream_try_next(s, &item);
-        if (rc == 1) {
-            render(st, &item);
-            if (st->output_lost)
-                bsh_stream_cancel(s);
-        } else if (rc == BSH_EAGAIN) {
-            /* Without a pollable fd (none could be made: out of fds),
-             * look again every 10 ms rather than wait for a signal. */
-            if (poll(pfd, 2, pfd[0].fd < 0 ? 10 : -1) < 0 && errno != EINTR)
-                bsh_stream_cancel(s);
-            if (pfd[1].revents & POLLIN)
-                take_signal(st, sfd, s);
-        } else if (rc == 0) {
-            return 0;
-        } else {
+    int rc = bsh_stream_try_next(s, &item);
+    if (rc == BSH_EAGAIN)
+        return false;
+    if (rc == 1) {
+        render(st, &item);
+    } else {
+        st->ended = true;
+        if (rc < 0) {
             const char *msg = bsh_stream_error(s);
-            render_stream_error(st, msg != NULL ? msg : "stream failed");
-            return -1;
+            st->exit_status = EXIT_BSH_FAILED;
+            render_error(st, msg != NULL ? msg : "stream failed", "stream");
         }
     }
+    if (stopping(st))
+        bsh_stream_cancel(s);
+    return true;
 }
 
-static int start_run(const struct cli_args *a, struct bsh_stream **s)
+/* Whether to take more items now: not while the reader lags behind,
+ * unless the run must end anyway (signal, failed output, deadline). */
+static bool may_pull(const struct run_state *st)
 {
+    return !st->ended &&
+           (!sinks_full(st) || stopping(st) || deadline_passed(st));
+}
+
+/* Waits for the stream, a signal or a writable output. */
+static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
+{
+    bool watch_stream = !st->ended && !sinks_full(st);
+    struct pollfd pfd[4] = {
+        {watch_stream ? bsh_stream_fd(s) : -1, POLLIN, 0},
+        {sfd, POLLIN, 0},
+        {sink_pending(&st->out) ? st->out.fd : -1, POLLOUT, 0},
+        {sink_pending(&st->err) ? st->err.fd : -1, POLLOUT, 0},
+    };
+    int timeout = ms_to_deadline(st);
+    /* Without a pollable fd (none could be made: out of fds), look again
+     * every 10 ms rather than wait for a signal. */
+    if (watch_stream && pfd[0].fd < 0 && (timeout < 0 || timeout > 10))
+        timeout = 10;
+    if (poll(pfd, 4, timeout) < 0 && errno != EINTR)
+        bsh_stream_cancel(s);
+    int sig = (pfd[1].revents & POLLIN) ? process_read_signal(sfd) : 0;
+    if (sig != 0) {
+        if (st->caught_signal == 0)
+            st->caught_signal = sig;
+        bsh_stream_cancel(s);
+    }
+    if (pfd[2].revents != 0)
+        sink_flush(&st->out);
+    if (pfd[3].revents != 0)
+        sink_flush(&st->err);
+}
+
+/* Drives the stream to its end and delivers its output. */
+static void pump(struct run_state *st, struct bsh_stream *s, int sfd)
+{
+    for (;;) {
+        while (may_pull(st) && pull(st, s))
+            ;
+        if (st->ended && (!sinks_pending(st) || stopping(st)))
+            return;
+        if (st->ended && deadline_passed(st)) {
+            /* The command ended in time, but its output could not be
+             * delivered before the deadline: the run timed out. */
+            st->exit_status = EXIT_TIMED_OUT;
+            return;
+        }
+        wait_for_work(st, s, sfd);
+    }
+}
+
+static void set_deadline(struct run_state *st, int64_t timeout_ms)
+{
+    if (timeout_ms < 0)
+        return;
+    if (timeout_ms > 100LL * 365 * 24 * 3600 * 1000)
+        timeout_ms = 100LL * 365 * 24 * 3600 * 1000;
+    clock_gettime(CLOCK_MONOTONIC, &st->deadline);
+    st->deadline.tv_sec += (time_t)(timeout_ms / 1000);
+    st->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (st->deadline.tv_nsec >= 1000000000L) {
+        st->deadline.tv_sec++;
+        st->deadline.tv_nsec -= 1000000000L;
+    }
+    st->has_deadline = true;
+}
+
+static int start_run(struct run_state *st, struct bsh_stream **s)
+{
+    const struct cli_args *a = st->args;
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.command = a->text;
     o.cwd = a->cwd;
@@ -117,43 +226,56 @@ static int start_run(const struct cli_args *a, struct bsh_stream **s)
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
     if (rc == BSH_EGUARD) {
-        if (a->json)
-            (void)json_write_error(err.text_err, "guard");
-        else
-            cli_error(err.text_err);
+        render_error(st, err.text_err, "guard");
         return EXIT_GUARD;
     }
     if (rc != BSH_OK) {
-        cli_error(rc == BSH_ENOMEM ? "out of memory" : "invalid run options");
+        render_error(st,
+                     rc == BSH_ENOMEM ? "out of memory" : "invalid run options",
+                     "stream");
         return EXIT_BSH_FAILED;
     }
+    /* Taken after the engine's start, so never before its deadline. */
+    set_deadline(st, a->timeout_ms);
     return 0;
+}
+
+/* The exit status once the run is over: a signal to bsh first, then a
+ * failed output, then the run's own. */
+static int final_status(struct run_state *st)
+{
+    if (st->caught_signal != 0)
+        return EXIT_SIGNAL_BASE + st->caught_signal;
+    if (st->out.error != 0)
+        return cli_output_status("stdout", st->out.error);
+    if (st->err.error != 0)
+        return cli_output_status("stderr", st->err.error);
+    return st->exit_status;
 }
 
 int cmd_run(const struct cli_args *a)
 {
-    struct run_state st = {a, EXIT_BSH_FAILED, 0, false};
-    sigset_t stop;
-    /* A reader that goes away must show up as EPIPE, not kill us before
-     * we have killed the command. */
-    struct sigaction ignore = {.sa_handler = SIG_IGN};
-    sigaction(SIGPIPE, &ignore, NULL);
-    int sfd = open_signalfd(&stop);
+    struct run_state st = {.args = a, .exit_status = EXIT_BSH_FAILED};
+    int sfd = process_stop_signals();
     if (sfd < 0) {
         cli_error(strerror(errno));
         return EXIT_BSH_FAILED;
     }
+    sink_open(&st.out, 1, SINK_LIMIT);
+    sink_open(&st.err, 2, SINK_LIMIT);
     struct bsh_stream *s = NULL;
-    int rc = start_run(a, &s);
-    if (rc == 0 && pump(&st, s, sfd) < 0)
-        st.exit_status = EXIT_BSH_FAILED;
-    else if (rc != 0)
+    int rc = start_run(&st, &s);
+    if (rc == 0) {
+        pump(&st, s, sfd);
+    } else {
         st.exit_status = rc;
+        st.ended = true;
+        pump(&st, NULL, sfd); /* delivers the message */
+    }
     bsh_stream_free(s);
     close(sfd);
-    if (st.caught_signal != 0)
-        return EXIT_SIGNAL_BASE + st.caught_signal;
-    if (st.output_lost) /* as a pipeline member killed by SIGPIPE */
-        return EXIT_SIGNAL_BASE + SIGPIPE;
-    return st.exit_status;
+    int status = final_status(&st);
+    sink_close(&st.out);
+    sink_close(&st.err);
+    return status;
 }

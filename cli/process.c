@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "process.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+void process_take_over(void)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigaction(SIGCHLD, &dfl, NULL);
+    sigaction(SIGPIPE, &ign, NULL);
+}
+
+/* Signals whose default action does not end the process. SIGPIPE is
+ * ignored by process_take_over(). */
+static bool harmless_by_default(int sig)
+{
+    switch (sig) {
+    case SIGKILL: /* cannot be caught; nothing to do */
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+    case SIGCONT:
+    case SIGCHLD:
+    case SIGURG:
+    case SIGWINCH:
+    case SIGPIPE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int process_stop_signals(void)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    /* Faults (SIGSEGV and the like) raised by bsh itself are forced
+     * through by the kernel even when blocked; sent from outside, they
+     * are read like any other. glibc refuses its two internal signals. */
+    for (int sig = 1; sig <= SIGRTMAX; sig++)
+        if (!harmless_by_default(sig))
+            sigaddset(&stop, sig);
+    if (sigprocmask(SIG_BLOCK, &stop, NULL) < 0)
+        return -1;
+    return signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int process_read_signal(int sfd)
+{
+    struct signalfd_siginfo si;
+    if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return 0;
+    return (int)si.ssi_signo;
+}
+
+long process_raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 1024;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur > 1L << 30 ? 1L << 30 : (long)rl.rlim_cur;
+}
