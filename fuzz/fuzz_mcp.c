@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .max_line = 4096,
         .max_calls = 4,
         .dry_run = true,
+        .stop_fd = -1,
     };
     mcp_feed(&cfg, (const char *)data, size);
     return 0;

@@ -1,41 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "capture.h"
+#include "display.h"
 #include "utf8.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int stream_init(struct stream_capture *s, size_t half)
-{
-    memset(s, 0, sizeof(*s));
-    s->head_cap = half;
-    s->ring_cap = half + 1;
-    s->head = malloc(s->head_cap);
-    s->ring = malloc(s->ring_cap);
-    return s->head != NULL && s->ring != NULL ? 0 : -1;
-}
-
-int capture_init(struct capture *c, size_t budget)
+int capture_init(struct capture *c, size_t budget, struct spill_dir *dir)
 {
     memset(c, 0, sizeof(*c));
     c->budget = budget < 64 ? 64 : budget;
+    c->dir = dir;
     c->spill_fd = -1;
+    c->out.head_max = c->err.head_max = 2 * c->budget;
+    c->out.ring_cap = c->err.ring_cap = 2 * c->budget;
     c->pending = malloc(c->budget);
-    int a = stream_init(&c->out, c->budget / 2);
-    int b = stream_init(&c->err, c->budget / 2);
-    return c->pending != NULL && a == 0 && b == 0 ? 0 : -1;
+    return c->pending != NULL ? 0 : -1;
+}
+
+static void stream_release(struct stream_capture *s)
+{
+    free(s->head);
+    free(s->ring);
 }
 
 void capture_release(struct capture *c)
 {
-    free(c->out.head);
-    free(c->out.ring);
-    free(c->err.head);
-    free(c->err.ring);
+    stream_release(&c->out);
+    stream_release(&c->err);
     free(c->pending);
     if (c->spill_fd >= 0)
         close(c->spill_fd);
@@ -43,13 +39,30 @@ void capture_release(struct capture *c)
     c->spill_fd = -1;
 }
 
-static void stream_add(struct stream_capture *s, const unsigned char *d,
-                       size_t n)
+/* Grows the head towards head_max; the bytes that fit. */
+static size_t head_room(struct stream_capture *s, size_t n)
 {
-    size_t h = n < s->head_cap - s->head_len ? n : s->head_cap - s->head_len;
-    memcpy(s->head + s->head_len, d, h);
-    s->head_len += h;
-    s->total += n;
+    size_t want = s->head_len + n < s->head_max ? s->head_len + n : s->head_max;
+    if (want > s->head_alloc) {
+        size_t alloc = s->head_alloc ? s->head_alloc : 4096;
+        while (alloc < want)
+            alloc *= 2;
+        if (alloc > s->head_max)
+            alloc = s->head_max;
+        unsigned char *h = realloc(s->head, alloc);
+        if (h == NULL)
+            return 0;
+        s->head = h;
+        s->head_alloc = alloc;
+    }
+    return want - s->head_len;
+}
+
+static void ring_add(struct stream_capture *s, const unsigned char *d, size_t n)
+{
+    if (s->ring == NULL && (s->ring = malloc(s->ring_cap)) == NULL)
+        return;
+    s->ring_written += n;
     if (n >= s->ring_cap) { /* only the last ring_cap bytes matter */
         d += n - s->ring_cap;
         n = s->ring_cap;
@@ -61,27 +74,42 @@ static void stream_add(struct stream_capture *s, const unsigned char *d,
     s->ring_pos = (s->ring_pos + n) % s->ring_cap;
 }
 
+static void stream_add(struct stream_capture *s, const unsigned char *d,
+                       size_t n)
+{
+    size_t h = s->head_len < s->head_max ? head_room(s, n) : 0;
+    memcpy(s->head + s->head_len, d, h);
+    s->head_len += h;
+    if (n > h)
+        ring_add(s, d + h, n - h);
+}
+
 static void write_spill(struct capture *c, const unsigned char *d, size_t n)
 {
-    while (n > 0 && !c->spill_failed) {
-        ssize_t w = write(c->spill_fd, d, n);
-        if (w < 0) {
+    size_t take = c->dir != NULL ? spill_dir_take(c->dir, c->spilled, n) : 0;
+    c->spill_cut |= take < n;
+    while (take > 0 && !c->spill_failed) {
+        ssize_t w = write(c->spill_fd, d, take);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
             c->spill_failed = true;
             break;
         }
         d += w;
-        n -= (size_t)w;
+        take -= (size_t)w;
+        c->spilled += (uint64_t)w;
     }
 }
 
-/* The output outgrew the budget: open the log file and write what came so
- * far, in arrival order. */
+/* Opens the log and writes what came so far, in arrival order. */
 static void start_spill(struct capture *c)
 {
-    const char *dir = getenv("TMPDIR");
-    snprintf(c->spill_path, sizeof(c->spill_path), "%s/bsh-mcp-XXXXXX.log",
-             dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-    c->spill_fd = mkostemps(c->spill_path, 4, O_CLOEXEC);
+    if (c->spill_fd >= 0 || c->spill_failed)
+        return;
+    c->spill_fd = c->dir != NULL ? spill_dir_open(c->dir, c->spill_path,
+                                                  sizeof(c->spill_path))
+                                 : -1;
     if (c->spill_fd < 0) {
         c->spill_failed = true;
         return;
@@ -105,11 +133,25 @@ void capture_add(struct capture *c, bool is_err, const unsigned char *data,
         return;
     }
     start_spill(c);
-    write_spill(c, data, len);
+    if (c->spill_fd >= 0)
+        write_spill(c, data, len);
 }
 
-/* Copies the last `n` bytes seen (n <= ring_cap, n <= total). */
-static void ring_tail(const struct stream_capture *s, size_t n, char *dst)
+/* ---- the reply's text ------------------------------------------------ */
+
+/* One stream as text: whole when head and ring hold all of it, else its
+ * head and its tail apart. */
+struct view {
+    bool whole;
+    struct display head, tail; /* whole: both in `head` */
+    uint64_t total;            /* raw bytes of the stream */
+    size_t tail_raw;           /* raw bytes behind `tail` */
+    size_t chars;              /* whole: its characters; else SIZE_MAX */
+};
+
+/* The ring's contents in order, the last `n` bytes. */
+static void ring_copy(const struct stream_capture *s, size_t n,
+                      unsigned char *dst)
 {
     size_t start = (s->ring_pos + s->ring_cap - n) % s->ring_cap;
     size_t first = s->ring_cap - start < n ? s->ring_cap - start : n;
@@ -117,132 +159,181 @@ static void ring_tail(const struct stream_capture *s, size_t n, char *dst)
     memcpy(dst + first, s->ring, n - first);
 }
 
-/* The stream cut to `share` bytes: all of it, or head + marker + tail. */
-static int cut(const struct stream_capture *s, size_t share,
-               const char *spill_path, struct capture_part *p)
+/* Leaves out a UTF-8 sequence cut short at the end of a head. */
+static size_t complete_prefix(const unsigned char *p, size_t n)
 {
-    memset(p, 0, sizeof(*p));
-    if (s->total <= share) {
-        /* head and ring together hold everything up to the budget */
-        size_t n = (size_t)s->total, h = s->head_len;
-        p->text = malloc(n + 1);
-        if (p->text == NULL)
-            return -1;
-        memcpy(p->text, s->head, h);
-        ring_tail(s, n - h, p->text + h);
-        p->len = n;
-        return 0;
+    for (size_t back = 1; back <= 3 && back <= n; back++) {
+        unsigned char c = p[n - back];
+        if ((c & 0xc0) == 0x80)
+            continue;
+        size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        return need > back && c >= 0xc2 ? n - back : n;
     }
-    size_t head = share / 2, tail = share - head;
-    p->omitted = s->total - share;
-    char marker[400];
-    int m = snprintf(marker, sizeof(marker),
-                     "\n[... %llu bytes omitted; the whole output is in %s "
-                     "...]\n",
-                     (unsigned long long)p->omitted,
-                     spill_path[0] != '\0' ? spill_path
-                                           : "(no log file could be written)");
-    size_t ml = m > 0 ? (size_t)m : 0;
-    p->text = malloc(head + ml + tail + 1);
+    return n;
+}
+
+/* Skips UTF-8 continuation bytes at the start of a tail. */
+static size_t continuation_prefix(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && i < 3 && (p[i] & 0xc0) == 0x80)
+        i++;
+    return i;
+}
+
+static int view_make(const struct stream_capture *s, bool terminal,
+                     struct view *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->total = s->head_len + s->ring_written;
+    v->whole = s->ring_written <= s->ring_cap;
+    size_t ring_len =
+        s->ring_written < s->ring_cap ? (size_t)s->ring_written : s->ring_cap;
+    unsigned char *buf = malloc(s->head_len + ring_len + 1);
+    if (buf == NULL)
+        return -1;
+    int rc;
+    if (v->whole) {
+        memcpy(buf, s->head, s->head_len);
+        if (ring_len > 0)
+            ring_copy(s, ring_len, buf + s->head_len);
+        rc = display_make(buf, s->head_len + ring_len, terminal, &v->head);
+        v->chars = v->head.chars;
+    } else {
+        rc = display_make(s->head, complete_prefix(s->head, s->head_len),
+                          terminal, &v->head);
+        ring_copy(s, ring_len, buf);
+        size_t skip = continuation_prefix(buf, ring_len);
+        v->tail_raw = ring_len - skip;
+        if (rc == 0)
+            rc = display_make(buf + skip, v->tail_raw, terminal, &v->tail);
+        v->chars = SIZE_MAX;
+    }
+    free(buf);
+    return rc;
+}
+
+static void view_free(struct view *v)
+{
+    display_free(&v->head);
+    display_free(&v->tail);
+}
+
+/* The marker between head and tail, as valid UTF-8 (the log's path may
+ * not be). */
+static int make_marker(const struct capture *c, uint64_t omitted,
+                       struct display *m)
+{
+    char text[PATH_MAX + 200];
+    if (c->spill_fd < 0)
+        snprintf(text, sizeof(text),
+                 "\n[... %llu bytes omitted; no log file could be written "
+                 "...]\n",
+                 (unsigned long long)omitted);
+    else if (c->spill_cut || c->spill_failed)
+        snprintf(text, sizeof(text),
+                 "\n[... %llu bytes omitted; the first %llu bytes of the "
+                 "output are in %s (the log was cut at its size limit) ...]\n",
+                 (unsigned long long)omitted, (unsigned long long)c->spilled,
+                 c->spill_path);
+    else
+        snprintf(text, sizeof(text),
+                 "\n[... %llu bytes omitted; the whole output is in %s ...]\n",
+                 (unsigned long long)omitted, c->spill_path);
+    return display_make((const unsigned char *)text, strlen(text), false, m);
+}
+
+static int part_from(struct capture_part *p, const char *a, size_t la,
+                     const char *b, size_t lb, const char *x, size_t lx)
+{
+    p->text = malloc(la + lb + lx + 1);
     if (p->text == NULL)
         return -1;
-    memcpy(p->text, s->head, head);
-    memcpy(p->text + head, marker, ml);
-    ring_tail(s, tail, p->text + head + ml);
-    p->len = head + ml + tail;
+    memcpy(p->text, a, la);
+    memcpy(p->text + la, b, lb);
+    memcpy(p->text + la + lb, x, lx);
+    p->len = la + lb + lx;
+    p->text[p->len] = '\0';
     return 0;
 }
 
-int capture_parts(const struct capture *c, struct capture_part *out,
-                  struct capture_part *err)
+/* The stream within `share` characters. */
+static int cut(const struct capture *c, const struct view *v, size_t share,
+               struct capture_part *p)
 {
-    size_t b = c->budget, half = b / 2;
-    size_t out_share = b, err_share = b;
-    if (c->out.total + c->err.total > b) {
-        /* A stream under half the budget keeps all of it; the other gets
-         * the rest. */
-        if (c->out.total <= half)
-            out_share = (size_t)c->out.total;
-        else if (c->err.total <= half)
-            out_share = b - (size_t)c->err.total;
-        else
-            out_share = half;
-        err_share = b - out_share;
-    }
-    const char *path =
-        c->spill_fd >= 0 && !c->spill_failed ? c->spill_path : "";
-    if (cut(&c->out, out_share, path, out) < 0)
+    memset(p, 0, sizeof(*p));
+    if (v->chars <= share)
+        return part_from(p, v->head.text, v->head.len, "", 0, "", 0);
+    struct display m;
+    if (make_marker(c, UINT64_MAX, &m) < 0) /* the longest it can be */
         return -1;
-    if (cut(&c->err, err_share, path, err) < 0) {
-        free(out->text);
+    size_t keep = share > m.chars ? share - m.chars : 0;
+    display_free(&m);
+    const struct display *h = &v->head, *t = v->whole ? &v->head : &v->tail;
+    size_t he = display_head_end(h, keep / 2);
+    size_t ts = display_tail_start(t, keep - keep / 2);
+    if (v->whole && ts < he)
+        ts = he;
+    uint64_t tail_from =
+        v->whole ? t->raw[ts] : v->total - v->tail_raw + t->raw[ts];
+    p->omitted = tail_from - h->raw[he];
+    if (make_marker(c, p->omitted, &m) < 0)
         return -1;
-    }
-    return 0;
+    int rc =
+        part_from(p, h->text, he, m.text, m.len, t->text + ts, t->len - ts);
+    display_free(&m);
+    return rc;
 }
 
-char *utf8_sanitize(const char *in, size_t len, size_t *out_len)
+/* Splits `chars` between the streams: one that needs less than half keeps
+ * all it needs, the other gets the rest. */
+static void shares(size_t chars, size_t out_need, size_t err_need,
+                   size_t *out_share, size_t *err_share)
 {
-    char *out = malloc(len * 3 + 1); /* each bad byte grows to 3 */
-    if (out == NULL)
-        return NULL;
-    const unsigned char *p = (const unsigned char *)in;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_length(p + i, len - i);
-        if (n == 0) {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-        } else {
-            memcpy(out + o, p + i, n);
-            o += n;
-            i += n;
-        }
-    }
-    out[o] = '\0';
-    *out_len = o;
-    return out;
+    size_t half = chars / 2;
+    if (out_need <= chars && err_need <= chars - out_need)
+        *out_share = out_need;
+    else if (out_need <= half)
+        *out_share = out_need;
+    else if (err_need <= half)
+        *out_share = chars - err_need;
+    else
+        *out_share = chars - half;
+    *err_share = chars - *out_share;
 }
 
-/* Length of the escape sequence at s[0] == ESC (n bytes left). */
-static size_t escape_length(const unsigned char *s, size_t n)
+int capture_parts(struct capture *c, bool terminal, size_t chars,
+                  struct capture_part *out, struct capture_part *err)
 {
-    if (n < 2)
-        return n;
-    size_t i = 2;
-    if (s[1] == '[') { /* CSI: parameters, intermediates, final byte */
-        while (i < n && s[i] >= 0x20 && s[i] <= 0x3f)
-            i++;
-        return i < n ? i + 1 : n;
+    struct view vo, ve;
+    int rc = view_make(&c->out, terminal, &vo);
+    if (rc == 0)
+        rc = view_make(&c->err, false, &ve);
+    else
+        memset(&ve, 0, sizeof(ve));
+    memset(out, 0, sizeof(*out));
+    memset(err, 0, sizeof(*err));
+    if (rc == 0) {
+        size_t so, se;
+        shares(chars, vo.chars, ve.chars, &so, &se);
+        if (vo.chars > so || ve.chars > se)
+            start_spill(c); /* a cut must say where the rest is */
+        rc = cut(c, &vo, so, out);
+        if (rc == 0)
+            rc = cut(c, &ve, se, err);
     }
-    if (s[1] == ']' || s[1] == 'P' || s[1] == '_' || s[1] == '^' ||
-        s[1] == 'X') { /* strings, ended by BEL or ESC \ */
-        for (; i < n; i++) {
-            if (s[i] == 0x07)
-                return i + 1;
-            if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\')
-                return i + 2;
-        }
-        return n;
+    view_free(&vo);
+    view_free(&ve);
+    if (rc < 0) {
+        capture_part_free(out);
+        capture_part_free(err);
     }
-    i = 1; /* ESC, intermediates, final byte */
-    while (i < n && s[i] >= 0x20 && s[i] <= 0x2f)
-        i++;
-    return i < n ? i + 1 : n;
+    return rc;
 }
 
-size_t terminal_clean(char *s, size_t len)
+void capture_part_free(struct capture_part *p)
 {
-    unsigned char *p = (unsigned char *)s;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        if (p[i] == 0x1b) {
-            i += escape_length(p + i, len - i);
-        } else if (p[i] == '\r' && i + 1 < len && p[i + 1] == '\n') {
-            i++;
-        } else {
-            p[o++] = p[i++];
-        }
-    }
-    return o;
+    free(p->text);
+    p->text = NULL;
+    p->len = 0;
 }

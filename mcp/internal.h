@@ -7,6 +7,7 @@
 
 #include "capture.h"
 #include "mcp.h"
+#include "sink.h"
 
 #include <jansson.h>
 
@@ -19,8 +20,14 @@ enum {
     RPC_SERVER_BUSY = -32000,
 };
 
-/* rpc.c: write one message line to stdout. Each takes ownership of the
- * json_t it is given (result, params). */
+/* rpc.c: queue one message line for stdout. Each takes ownership of the
+ * json_t it is given (result, params). Notifications are dropped while
+ * more than RPC_NOTIFY_LIMIT bytes wait. */
+#define RPC_QUEUE_LIMIT  (1u << 20)
+#define RPC_NOTIFY_LIMIT (64u << 10)
+void rpc_open(int fd);
+void rpc_close(void);
+struct sink *rpc_sink(void);
 void rpc_result(json_t *id, json_t *result);
 void rpc_error(json_t *id, int code, const char *message);
 void rpc_notify(const char *method, json_t *params);
@@ -44,11 +51,13 @@ struct call {
 json_t *tool_description(void);
 /* Validates a tools/call and starts it. Returns a new call, or NULL after
  * it has answered the request itself (an error or a guard rejection). */
-struct call *tool_start(const struct mcp_config *cfg, json_t *id,
-                        json_t *params);
+struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
+                        json_t *id, json_t *params);
 /* Moves the call forward without blocking; true once it has ended and
  * been answered (or dropped, when cancelled). */
 bool tool_pump(struct call *c);
+/* Answers a tools/call with a tool error (isError) carrying `message`. */
+void tool_answer_error(json_t *id, const char *message);
 void tool_free(struct call *c);
 
 double mcp_now_ms(void);

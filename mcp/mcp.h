@@ -19,6 +19,8 @@ struct mcp_config {
     size_t max_line; /* longest accepted message, bytes */
     int max_calls;   /* calls in flight at once */
     bool dry_run;    /* validate tools/call but spawn nothing (fuzzing) */
+    int stop_fd;     /* a signalfd of the signals that end the server, -1 */
+    bool keep_logs;  /* leave the spill directory at exit */
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS 600000
@@ -26,7 +28,8 @@ struct mcp_config {
 #define MCP_DEFAULT_MAX_LINE   (4u << 20)
 #define MCP_DEFAULT_MAX_CALLS  256
 
-/* Serves until stdin ends; returns the process exit status. */
+/* Serves until stdin ends (0) or a signal arrives on cfg->stop_fd
+ * (128+N); every running call is killed first. */
 int mcp_serve(const struct mcp_config *cfg);
 
 /* Handles `len` bytes as if they had come on stdin, then ends as at EOF

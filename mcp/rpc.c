@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * JSON-RPC 2.0 output: every message is one compact JSON line on stdout,
- * written whole. Logs go to stderr; nothing else is ever written to
- * stdout.
+ * queued whole and written without blocking, so a client that does not
+ * read never stalls the server. Logs go to stderr; nothing else is ever
+ * written to stdout.
  */
 #include "internal.h"
 
@@ -12,6 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Replies wait here while the client does not read; the server stops
+ * reading requests once RPC_QUEUE_LIMIT bytes wait. */
+static struct sink out = {.fd = -1};
+
+void rpc_open(int fd)
+{
+    sink_open(&out, fd, RPC_QUEUE_LIMIT);
+}
+
+void rpc_close(void)
+{
+    sink_close(&out);
+}
+
+struct sink *rpc_sink(void)
+{
+    return &out;
+}
 
 static void write_line(json_t *msg)
 {
@@ -23,18 +43,12 @@ static void write_line(json_t *msg)
     }
     size_t len = strlen(text);
     text[len] = '\n'; /* replaces the NUL; len + 1 bytes go out */
-    const char *p = text;
-    size_t left = len + 1;
-    while (left > 0) {
-        ssize_t n = write(1, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            mcp_log("cannot write to stdout: %s", strerror(errno));
-            break;
-        }
-        p += n;
-        left -= (size_t)n;
+    if (out.fd < 0)
+        rpc_open(1);
+    static bool told;
+    if (sink_write(&out, text, len + 1) < 0 && out.error != EPIPE && !told) {
+        mcp_log("cannot write to stdout: %s", strerror(out.error));
+        told = true;
     }
     free(text);
 }
@@ -54,6 +68,10 @@ void rpc_error(json_t *id, int code, const char *message)
 
 void rpc_notify(const char *method, json_t *params)
 {
+    if (sink_pending(&out) && out.len - out.off >= RPC_NOTIFY_LIMIT) {
+        json_decref(params); /* advisory: dropped while the client lags */
+        return;
+    }
     write_line(json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method,
                          "params", params));
 }

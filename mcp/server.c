@@ -4,14 +4,17 @@
  * stream fd, so a long call never delays the answer to another request.
  * Messages are lines of at most cfg->max_line bytes; a longer line is
  * answered with a parse error and skipped. EOF on stdin kills every
- * running call's process group and ends the server with status 0.
+ * running call's process group and ends the server with status 0; a stop
+ * signal (read from the caller's signalfd) does the same with 128+N.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 /* The input buffer holds one line of up to max_line bytes plus one read. */
@@ -30,7 +33,20 @@ struct server {
     size_t pfds_cap;
     bool skipping; /* inside a line that was too long */
     bool eof;
+    int stop_signal; /* a signal that asked the server to stop, or 0 */
+    struct spill_dir spill;
 };
+
+/* How long the end waits for a client that does not read its replies. */
+#define FINAL_FLUSH_MS 10000
+
+static int read_stop_signal(int fd)
+{
+    struct signalfd_siginfo si;
+    if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return 0;
+    return (int)si.ssi_signo;
+}
 
 static json_t *initialize_result(json_t *params)
 {
@@ -61,10 +77,15 @@ static void cancel_call(struct server *sv, json_t *params)
 static void start_call(struct server *sv, json_t *id, json_t *params)
 {
     if (sv->ncalls >= sv->cfg->max_calls) {
-        rpc_error(id, RPC_SERVER_BUSY, "too many calls in flight");
+        char why[160];
+        snprintf(why, sizeof(why),
+                 "too many calls in flight (at most %d at once); wait for "
+                 "one to end",
+                 sv->cfg->max_calls);
+        tool_answer_error(id, why);
         return;
     }
-    struct call *c = tool_start(sv->cfg, id, params);
+    struct call *c = tool_start(sv->cfg, &sv->spill, id, params);
     if (c == NULL)
         return;
     c->next = sv->calls;
@@ -99,7 +120,8 @@ static void dispatch(struct server *sv, const char *method, json_t *id,
 static void handle_message(struct server *sv, const char *text, size_t len)
 {
     json_error_t jerr;
-    json_t *msg = json_loadb(text, len, 0, &jerr);
+    /* \u0000 is valid JSON: a command holding it gets a tool error. */
+    json_t *msg = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
     if (msg == NULL) {
         char why[256];
         snprintf(why, sizeof(why), "Parse error: %s", jerr.text);
@@ -113,7 +135,8 @@ static void handle_message(struct server *sv, const char *text, size_t len)
                  json_is_null(id);
     if (!json_is_object(msg) || !json_is_string(version) ||
         strcmp(json_string_value(version), "2.0") != 0 || !id_ok ||
-        !json_is_string(method)) {
+        !json_is_string(method) ||
+        strlen(json_string_value(method)) != json_string_length(method)) {
         /* Replies from a client (result/error without method) are fine. */
         if (!(json_is_object(msg) && method == NULL &&
               (json_object_get(msg, "result") != NULL ||
@@ -199,9 +222,11 @@ static void pump_calls(struct server *sv)
     }
 }
 
+/* Waits for a request, a call's progress, a writable stdout or a stop
+ * signal. Requests are not read while replies pile up unread. */
 static void wait_for_work(struct server *sv)
 {
-    size_t need = (size_t)sv->ncalls + 1;
+    size_t need = (size_t)sv->ncalls + 3;
     if (need > sv->pfds_cap) {
         struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
         if (grown == NULL)
@@ -209,18 +234,47 @@ static void wait_for_work(struct server *sv)
         sv->pfds = grown;
         sv->pfds_cap = need * 2;
     }
+    struct sink *out = rpc_sink();
     struct pollfd *p = sv->pfds;
-    nfds_t n = 0;
     int timeout = -1;
-    if (!sv->eof)
-        p[n++] = (struct pollfd){0, POLLIN, 0};
+    p[0] = (struct pollfd){sv->eof || sink_full(out) ? -1 : 0, POLLIN, 0};
+    p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
+    p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
+    nfds_t n = 3;
     for (struct call *c = sv->calls; c != NULL; c = c->next) {
         p[n] = (struct pollfd){bsh_stream_fd(c->stream), POLLIN, 0};
         if (p[n++].fd < 0) /* none could be made (out of fds): look often */
             timeout = 10;
     }
-    if (poll(p, n, timeout) > 0 && !sv->eof && p[0].revents != 0)
+    if (poll(p, n, timeout) <= 0)
+        return;
+    if (p[1].revents != 0)
+        sink_flush(out);
+    if (p[2].revents != 0)
+        sv->stop_signal = read_stop_signal(sv->cfg->stop_fd);
+    if (p[0].revents != 0)
         read_input(sv);
+}
+
+/* After the last request: every reply still queued goes out, unless the
+ * client stops reading for FINAL_FLUSH_MS or a stop signal comes. */
+static void flush_replies(struct server *sv)
+{
+    struct sink *out = rpc_sink();
+    while (sink_pending(out) && sv->stop_signal == 0) {
+        struct pollfd p[2] = {{out->fd, POLLOUT, 0},
+                              {sv->cfg->stop_fd, POLLIN, 0}};
+        if (poll(p, 2, FINAL_FLUSH_MS) <= 0) {
+            mcp_log("the client stopped reading; %zu bytes of replies "
+                    "dropped",
+                    out->len - out->off);
+            return;
+        }
+        if (p[1].revents != 0)
+            sv->stop_signal = read_stop_signal(sv->cfg->stop_fd);
+        if (p[0].revents != 0)
+            sink_flush(out);
+    }
 }
 
 /* The client is gone: kill every running call's group, free the rest. */
@@ -233,6 +287,7 @@ static void end_server(struct server *sv)
     }
     free(sv->line);
     free(sv->pfds);
+    spill_dir_finish(&sv->spill);
 }
 
 /* Allocates the input buffer; false when out of memory. */
@@ -240,6 +295,7 @@ static bool start_server(struct server *sv, const struct mcp_config *cfg)
 {
     memset(sv, 0, sizeof(*sv));
     sv->cfg = cfg;
+    spill_dir_init(&sv->spill, cfg->keep_logs, SPILL_FILE_MAX, SPILL_TOTAL_MAX);
     sv->line = malloc(cfg->max_line + READ_SIZE);
     return sv->line != NULL;
 }
@@ -251,13 +307,16 @@ int mcp_serve(const struct mcp_config *cfg)
         mcp_log("out of memory");
         return 1;
     }
+    rpc_open(1);
     mcp_log("serving bash_run on stdio (bsh %s)", bsh_version());
-    while (!sv.eof) {
+    while (!sv.eof && sv.stop_signal == 0) {
         wait_for_work(&sv);
         pump_calls(&sv);
     }
     end_server(&sv);
-    return 0;
+    flush_replies(&sv);
+    rpc_close();
+    return sv.stop_signal != 0 ? 128 + sv.stop_signal : 0;
 }
 
 void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)

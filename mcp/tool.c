@@ -5,6 +5,7 @@
  * output arrives, and answers with the output text (within the budget),
  * the way the run ended, and structured content.
  */
+#include "display.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -31,8 +32,8 @@ static json_t *text_content(const char *text, size_t len)
     return json_pack("[{s:s, s:s%}]", "type", "text", "text", text, len);
 }
 
-/* The answer to a call the guards rejected. */
-static void answer_rejected(json_t *id, const char *message)
+/* A tool error: the guards rejected the call, or it could not start. */
+void tool_answer_error(json_t *id, const char *message)
 {
     json_t *result = json_pack(
         "{s:o, s:b, s:{s:n, s:n, s:b, s:s, s:s, s:i, s:s}}", "content",
@@ -53,7 +54,8 @@ static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
         rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a string 'name'");
         return false;
     }
-    if (strcmp(json_string_value(name), "bash_run") != 0) {
+    if (strcmp(json_string_value(name), "bash_run") != 0 ||
+        json_string_length(name) != strlen("bash_run")) {
         char why[200];
         snprintf(why, sizeof(why), "Unknown tool: %.100s",
                  json_string_value(name));
@@ -64,6 +66,11 @@ static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
     if (!json_is_string(cmd)) {
         rpc_error(id, RPC_INVALID_PARAMS,
                   "bash_run needs arguments.command, a string");
+        return false;
+    }
+    if (strlen(json_string_value(cmd)) != json_string_length(cmd)) {
+        tool_answer_error(id, "bash_run: a command cannot contain a NUL "
+                              "character");
         return false;
     }
     json_t *t = json_object_get(args, "timeout_ms");
@@ -80,8 +87,8 @@ static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
     return true;
 }
 
-struct call *tool_start(const struct mcp_config *cfg, json_t *id,
-                        json_t *params)
+struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
+                        json_t *id, json_t *params)
 {
     const char *command;
     int64_t timeout_ms;
@@ -89,18 +96,18 @@ struct call *tool_start(const struct mcp_config *cfg, json_t *id,
         return NULL;
     if (cfg->dry_run) {
         struct bsh_error err;
-        answer_rejected(id,
-                        bsh_check(command, strlen(command), &err) == BSH_EGUARD
-                            ? err.text_err
-                            : "dry run: nothing was run");
+        tool_answer_error(id, bsh_check(command, strlen(command), &err) ==
+                                      BSH_EGUARD
+                                  ? err.text_err
+                                  : "dry run: nothing was run");
         return NULL;
     }
     struct call *c = calloc(1, sizeof(*c));
-    if (c == NULL || capture_init(&c->cap, cfg->budget) < 0) {
+    if (c == NULL || capture_init(&c->cap, cfg->budget, dir) < 0) {
         if (c != NULL)
             capture_release(&c->cap);
         free(c);
-        rpc_error(id, RPC_SERVER_BUSY, "out of memory");
+        tool_answer_error(id, "out of memory");
         return NULL;
     }
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
@@ -113,8 +120,8 @@ struct call *tool_start(const struct mcp_config *cfg, json_t *id,
     struct bsh_error err;
     int rc = bsh_run(&o, &c->stream, &err);
     if (rc != BSH_OK) {
-        answer_rejected(id, rc == BSH_EGUARD ? err.text_err
-                                             : "bsh could not start the run");
+        tool_answer_error(id, rc == BSH_EGUARD ? err.text_err
+                                               : "bsh could not start the run");
         tool_free(c);
         return NULL;
     }
@@ -143,18 +150,6 @@ static void maybe_progress(struct call *c)
                          "progress", (json_int_t)c->bytes, "message", msg));
 }
 
-/* A part as valid UTF-8 JSON text; PTY output loses its escapes. */
-static json_t *part_string(struct capture_part *p, bool pty)
-{
-    if (pty)
-        p->len = terminal_clean(p->text, p->len);
-    size_t n;
-    char *clean = utf8_sanitize(p->text, p->len, &n);
-    json_t *s = clean != NULL ? json_stringn(clean, n) : json_string("");
-    free(clean);
-    return s;
-}
-
 /* How the run ended, as the last line of the text ("" for exit 0). */
 static void ending_line(const struct call *c, const struct bsh_item *st,
                         const char *error, char *buf, size_t size)
@@ -171,56 +166,67 @@ static void ending_line(const struct call *c, const struct bsh_item *st,
         snprintf(buf, size, "exit code: %d", st->exit_code);
 }
 
-static json_t *joined_text(json_t *out, json_t *err, const char *ending)
+/* stdout, stderr, then the ending on a line of its own. */
+static json_t *joined_text(const struct capture_part *out,
+                           const struct capture_part *err,
+                           const struct display *ending)
 {
-    size_t lo = json_string_length(out), le = json_string_length(err);
-    size_t ln = strlen(ending);
-    char *text = malloc(lo + le + ln + 2);
+    size_t n = out->len + err->len;
+    char *text = malloc(n + ending->len + 2);
     if (text == NULL)
         return json_string("");
-    memcpy(text, json_string_value(out), lo);
-    memcpy(text + lo, json_string_value(err), le);
-    size_t n = lo + le;
-    if (ln > 0 && n > 0 && text[n - 1] != '\n')
+    memcpy(text, out->text, out->len);
+    memcpy(text + out->len, err->text, err->len);
+    if (ending->len > 0 && n > 0 && text[n - 1] != '\n')
         text[n++] = '\n';
-    memcpy(text + n, ending, ln);
-    json_t *s = json_stringn(text, n + ln);
+    memcpy(text + n, ending->text, ending->len);
+    json_t *s = json_stringn(text, n + ending->len);
     free(text);
     return s;
 }
 
 /* Answers the call from what it captured and how it ended (`st`, or the
- * stream error `error`). */
+ * stream error `error`), within the budget of characters. */
 static void answer(struct call *c, const struct bsh_item *st, const char *error)
 {
+    char raw_ending[BSH_ERROR_MAX + 32];
+    ending_line(c, st, error, raw_ending, sizeof(raw_ending));
+    struct display ending;
     struct capture_part po, pe;
-    if (capture_parts(&c->cap, &po, &pe) < 0) {
-        rpc_error(c->id, RPC_SERVER_BUSY, "out of memory");
+    if (display_make((const unsigned char *)raw_ending, strlen(raw_ending),
+                     false, &ending) < 0) {
+        tool_answer_error(c->id, "out of memory");
         return;
     }
-    json_t *out = part_string(&po, c->pty), *err = part_string(&pe, false);
-    char ending[BSH_ERROR_MAX + 32];
-    ending_line(c, st, error, ending, sizeof(ending));
-    json_t *text = joined_text(out, err, ending);
+    size_t reserved = ending.chars + 1; /* and its newline */
+    size_t chars = c->cap.budget > reserved ? c->cap.budget - reserved : 0;
+    if (capture_parts(&c->cap, c->pty, chars, &po, &pe) < 0) {
+        display_free(&ending);
+        tool_answer_error(c->id, "out of memory");
+        return;
+    }
+    json_t *text = joined_text(&po, &pe, &ending);
     bool timed_out = error == NULL && st->has_signal && st->signal == -1;
-    bool failed = error != NULL || ending[0] != '\0';
+    bool failed = error != NULL || ending.len > 0;
     json_t *structured = json_pack(
-        "{s:o, s:o, s:b, s:o, s:o, s:I}", "exit_code",
+        "{s:o, s:o, s:b, s:s%, s:s%, s:I}", "exit_code",
         error == NULL && st->has_exit_code ? json_integer(st->exit_code)
                                            : json_null(),
         "signal",
         error == NULL && st->has_signal && !timed_out ? json_integer(st->signal)
                                                       : json_null(),
-        "timed_out", timed_out, "stdout", out, "stderr", err, "truncated_bytes",
-        (json_int_t)(po.omitted + pe.omitted));
+        "timed_out", timed_out, "stdout", po.text, po.len, "stderr", pe.text,
+        pe.len, "truncated_bytes", (json_int_t)(po.omitted + pe.omitted));
     if (error != NULL)
-        json_object_set_new(structured, "error", json_string(error));
+        json_object_set_new(structured, "error",
+                            json_stringn(ending.text + 7, ending.len - 7));
     json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
     rpc_result(c->id,
                json_pack("{s:o, s:b, s:o}", "content", content, "isError",
                          failed, "structuredContent", structured));
-    free(po.text);
-    free(pe.text);
+    capture_part_free(&po);
+    capture_part_free(&pe);
+    display_free(&ending);
 }
 
 bool tool_pump(struct call *c)
