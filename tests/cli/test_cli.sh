@@ -3,32 +3,7 @@
 # stderr, and exit statuses. Prints TAP. Usage: test_cli.sh PATH/TO/bsh
 set -u
 BSH=${1:?usage: test_cli.sh PATH/TO/bsh}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-
-ok() { # ok COND-STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-        echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-
-# expect DESCRIPTION WANT_STATUS WANT_STDOUT WANT_STDERR -- ARGS...
-# Runs bsh ARGS and compares the exact bytes (printf %b escapes allowed in
-# the wanted texts) and the exit status.
-expect() {
-    local what=$1 want_rc=$2 want_out=$3 want_err=$4
-    shift 5
-    "$BSH" "$@" >"$T/out" 2>"$T/err" </dev/null
-    local rc=$?
-    printf '%b' "$want_out" >"$T/want_out"
-    printf '%b' "$want_err" >"$T/want_err"
-    local good=0
-    [ "$rc" -eq "$want_rc" ] || { good=1; echo "#   status $rc, want $want_rc"; }
-    cmp -s "$T/out" "$T/want_out" || { good=1; echo "#   stdout:"; od -c "$T/out" | head -5 | sed 's/^/#   /'; }
-    cmp -s "$T/err" "$T/want_err" || { good=1; echo "#   stderr:"; od -c "$T/err" | head -5 | sed 's/^/#   /'; }
-    ok $good "$what"
-}
+. "$(dirname "$0")/tap.sh"
 
 status_line() { # status_line EXIT SIGNAL
     printf '{"stdout":"","stderr":"","exit_code":%s,"signal":%s,"truncated":false}\\n' "$1" "$2"
@@ -173,5 +148,4 @@ fi
 timeout 10 bash -c "'$BSH' run 'yes' | head -1 >/dev/null; exit \${PIPESTATUS[0]}"
 ok $(($? == 141 ? 0 : 1)) "stdout closed by the reader: command killed, exit 141"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

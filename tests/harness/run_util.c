@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,29 @@ void drain(struct bsh_stream *s, struct result *r)
         snprintf(r->error, sizeof(r->error), "%s", e);
     if (bsh_stream_next(s, &it) != 0)
         r->after_status = true; /* an ended stream must stay ended */
+}
+
+void drain_pollable(struct bsh_stream *s, struct result *r)
+{
+    struct pollfd p = {bsh_stream_fd(s), POLLIN, 0};
+    struct bsh_item it;
+    int rc;
+    for (;;) {
+        rc = bsh_stream_try_next(s, &it);
+        if (rc == 1) {
+            take_item(r, &it);
+        } else if (rc == BSH_EAGAIN) {
+            r->polls++;
+            if (poll(&p, 1, 10000) == 0) /* a wake-up it never sent */
+                r->stalled = true;
+        } else {
+            break;
+        }
+    }
+    r->end_rc = rc;
+    const char *e = bsh_stream_error(s);
+    if (rc < 0 && e != NULL)
+        snprintf(r->error, sizeof(r->error), "%s", e);
 }
 
 void run_collect(const struct bsh_run_opts *opts, struct result *r)

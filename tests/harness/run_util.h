@@ -27,8 +27,10 @@ struct result {
     struct bsh_item status;
     int end_rc; /* 0, or BSH_ESTREAM */
     char error[BSH_ERROR_MAX];
-    double ms; /* wall time from bsh_run to the end */
-    pid_t pid; /* the child's pid, as first seen */
+    double ms;    /* wall time from bsh_run to the end */
+    pid_t pid;    /* the child's pid, as first seen */
+    int polls;    /* drain_pollable: waits on the pollable fd */
+    bool stalled; /* drain_pollable: a wait of 10 s saw nothing */
 };
 
 /* Runs `opts` to the end (blocking API) and fills `r`. */
@@ -39,6 +41,9 @@ void run_simple(const char *command, int64_t timeout_ms, struct result *r);
 
 /* Drains an existing stream into `r` (adds to what is there). */
 void drain(struct bsh_stream *s, struct result *r);
+
+/* Drains a stream through its pollable fd and bsh_stream_try_next(). */
+void drain_pollable(struct bsh_stream *s, struct result *r);
 
 void result_free(struct result *r);
 

@@ -92,6 +92,39 @@ static void test_lossless(void)
     result_free(&r);
 }
 
+/* Every slave fd closed once, then a process opens the terminal again:
+ * its output still arrives (the master is read to EIO after the exit),
+ * through the blocking calls and through the pollable fd. */
+static void test_output_after_hangup(void)
+{
+    static const char cmd[] = "echo EARLY; exec </dev/null >/dev/null 2>&1; "
+                              "sleep 0.3; echo LATE >/dev/tty";
+    struct result r;
+    run_pty(cmd, BSH_NO_TIMEOUT, &r);
+    is_str((char *)r.out, "EARLY\r\nLATE\r\n",
+           "output after every slave fd closed once is kept");
+    ok(result_exit(&r, 0), "exit 0");
+    result_free(&r);
+
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = cmd;
+    o.pty = true;
+    struct bsh_stream *s;
+    memset(&r, 0, sizeof(r));
+    bsh_run(&o, &s, NULL);
+    drain_pollable(s, &r);
+    bsh_stream_free(s);
+    is_str((char *)r.out, "EARLY\r\nLATE\r\n", "and through the pollable fd");
+    ok(result_exit(&r, 0) && !r.stalled, "which woke for it");
+    diag("%d waits on the pollable fd", r.polls);
+    result_free(&r);
+
+    run_pty("exec >/dev/null 2>&1 </dev/null; sleep 0.2; exit 3", 5000, &r);
+    ok(result_exit(&r, 3) && r.ms < 3000,
+       "terminal closed, then a silent exit: its status, promptly");
+    result_free(&r);
+}
+
 static void test_status_parity(void)
 {
     static const char *const cmds[] = {"exit 0",        "exit 3",
@@ -247,6 +280,7 @@ int main(void)
     int fds_before = count_fds();
     test_terminal();
     test_lossless();
+    test_output_after_hangup();
     test_status_parity();
     test_timeouts_and_kills();
     test_errors();

@@ -99,6 +99,16 @@ static void test_ten_megabytes_both(void)
 static void test_timeouts(void)
 {
     struct result r;
+    run_simple("echo ok", INT64_MAX, &r);
+    ok(result_exit(&r, 0) && r.out_len == 3,
+       "the largest timeout neither overflows nor times out at once");
+    result_free(&r);
+
+    run_simple("-x", BSH_NO_TIMEOUT, &r);
+    ok(result_exit(&r, 127) && strstr((char *)r.err, "-x: command not found"),
+       "a command that starts with '-' is a command, not a bash option");
+    result_free(&r);
+
     run_simple("sleep 10", 300, &r);
     ok(result_signal(&r, -1), "timeout: final item is signal -1");
     ok(r.ms < 3000, "timeout of 300 ms ends well within 3 s");

@@ -40,9 +40,14 @@ export async function gone(pid, ms = 3000) {
   return !alive(pid);
 }
 
-// A raw peer: write lines, read parsed reply lines in order.
-export function rawServer(args = []) {
-  const child = spawn(BSH, ['mcp', ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+// A raw peer: write lines, read parsed reply lines in order. `opts.shell`
+// runs shell words first (e.g. a ulimit), `opts.env` replaces the
+// environment.
+export function rawServer(args = [], opts = {}) {
+  const child = opts.shell
+    ? spawn('bash', ['-c', `${opts.shell}; exec "$0" mcp "$@"`, BSH, ...args],
+      { stdio: ['pipe', 'pipe', 'ignore'], env: opts.env ?? process.env })
+    : spawn(BSH, ['mcp', ...args], { stdio: ['pipe', 'pipe', 'ignore'], env: opts.env ?? process.env });
   const lines = [];
   const waiters = [];
   const rl = createInterface({ input: child.stdout });
@@ -50,7 +55,7 @@ export function rawServer(args = []) {
     const w = waiters.shift();
     if (w) w(line); else lines.push(line);
   });
-  const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  const exited = new Promise((r) => child.on('exit', (code, signal) => r(code ?? signal)));
   return {
     child,
     exited,
@@ -63,5 +68,22 @@ export function rawServer(args = []) {
       });
     },
     close() { child.stdin.end(); },
+    call(id, args, extra = {}) {
+      this.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'bash_run', arguments: args, ...extra } });
+    },
   };
+}
+
+// Waits for a file that a command writes (its pid, say) and returns its
+// contents as a number.
+export async function waitForNumber(path, ms = 5000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      const n = Number(readFileSync(path, 'utf8'));
+      if (n > 0) return n;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${path} was not written in time`);
 }
