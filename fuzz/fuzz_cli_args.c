@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz the CLI's argument parser: the input split at NUL bytes is argv.
+ * Fuzz the CLI's argument parser: the input split at NUL bytes is argv;
+ * a timeout it accepts also goes through the engine's deadline arithmetic.
  */
 #include "args.h"
+#include "clock.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* every usage error has a message */
     if (a.command == CLI_RUN && a.text == NULL && a.error[0] == '\0')
         abort();
+    /* Whatever timeout the parser lets through, the engine's deadline
+     * arithmetic must not overflow (UBSan aborts if it does). */
+    if (a.timeout_given && a.timeout_ms >= 0) {
+        struct timespec at = bsh__clock_add_ms(bsh__clock_now(), a.timeout_ms);
+        if (bsh__clock_ns_until(at) < 0 && a.timeout_ms > 1000)
+            abort();
+    }
     cli_args_release(&a);
     free(copy);
     return 0;

@@ -10,9 +10,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "bsh/bsh.h"
+
 /* Longer timeouts are cut to this (about 100 years): far beyond any run,
  * and small enough that no deadline arithmetic can overflow. */
-#define BSH__TIMEOUT_MAX_MS ((int64_t)100 * 365 * 24 * 3600 * 1000)
+#define BSH__TIMEOUT_MAX_MS BSH_TIMEOUT_MAX_MS
 
 struct timespec bsh__clock_now(void);
 

@@ -76,6 +76,11 @@ bool bsh__stream_next_wake(const struct bsh_stream *s, struct timespec *at)
 {
     if (s->phase == PHASE_ENDING) {
         *at = s->kill_deadline;
+        if (s->exit.fd < 0) { /* no exit watch: look every 2 ms */
+            struct timespec soon = bsh__clock_add_ms(bsh__clock_now(), 2);
+            if (bsh__clock_before(soon, *at))
+                *at = soon;
+        }
         return true;
     }
     if (s->phase != PHASE_RUNNING)

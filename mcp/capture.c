@@ -78,8 +78,10 @@ static void stream_add(struct stream_capture *s, const unsigned char *d,
                        size_t n)
 {
     size_t h = s->head_len < s->head_max ? head_room(s, n) : 0;
-    memcpy(s->head + s->head_len, d, h);
-    s->head_len += h;
+    if (h > 0) {
+        memcpy(s->head + s->head_len, d, h);
+        s->head_len += h;
+    }
     if (n > h)
         ring_add(s, d + h, n - h);
 }
@@ -194,7 +196,8 @@ static int view_make(const struct stream_capture *s, bool terminal,
         return -1;
     int rc;
     if (v->whole) {
-        memcpy(buf, s->head, s->head_len);
+        if (s->head_len > 0)
+            memcpy(buf, s->head, s->head_len);
         if (ring_len > 0)
             ring_copy(s, ring_len, buf + s->head_len);
         rc = display_make(buf, s->head_len + ring_len, terminal, &v->head);

@@ -5,6 +5,11 @@
  *
  * The library never prints, never exits, starts no thread, installs no
  * signal handler and never reaps a child that is not its own.
+ *
+ * One rule for the caller's process: SIGCHLD must not be ignored (SIG_IGN
+ * makes the kernel reap children before bsh can read their status; the
+ * stream then ends with an error that says so). A caller that reaps every
+ * child with waitpid(-1) takes bsh's children too, with the same result.
  */
 #ifndef BSH_BSH_H
 #define BSH_BSH_H
@@ -96,6 +101,9 @@ BSH_API bool bsh_env_name_valid(const char *name);
 /** No deadline: the run lasts as long as the command. */
 #define BSH_NO_TIMEOUT (-1)
 
+/** Longer timeouts are cut to this, about 100 years (no overflow). */
+#define BSH_TIMEOUT_MAX_MS ((int64_t)100 * 365 * 24 * 3600 * 1000)
+
 /** Chunks are at most this long; a chunk of exactly this length has
  *  `truncated` set ("more may follow"). */
 #define BSH_CHUNK_MAX 4096
@@ -158,7 +166,19 @@ struct bsh_stream;
  * rejection returns BSH_EGUARD, fills `err` and starts nothing. Otherwise
  * stores a new stream in `*out` and returns BSH_OK. Errors found later (bad
  * environment name, spawn failure, bad working directory, read or wait
- * failure) are errors of the stream: bsh_stream_next() reports them.
+ * failure, a run that cannot be killed) are errors of the stream:
+ * bsh_stream_next() reports them.
+ *
+ * COMMAND runs as `bash -c -- COMMAND`, so one that starts with '-' is a
+ * command, not an option of bash.
+ *
+ * The end of a run (its normal end, the deadline, a cancel or a free)
+ * sends SIGKILL to its process group and reaps the child, waiting at most
+ * one second for it to die. A child that cannot be killed (it became
+ * another user, e.g. through sudo) or does not die in that time is left
+ * running: the stream ends with an error naming its pid, and a later
+ * bsh_run() or bsh_stream_free() reaps it once it exits, without
+ * blocking. No call ever waits without a bound.
  */
 BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
                     struct bsh_error *err);
@@ -200,7 +220,8 @@ BSH_API int bsh_stream_pid(const struct bsh_stream *stream);
 
 /**
  * Free the stream. If it has not ended, kills the whole process group with
- * SIGKILL and reaps the child first. NULL is a no-op.
+ * SIGKILL and reaps the child first (waiting at most one second, see
+ * bsh_run()). NULL is a no-op.
  */
 BSH_API void bsh_stream_free(struct bsh_stream *stream);
 
