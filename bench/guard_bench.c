@@ -9,6 +9,7 @@
  */
 #include "common.h"
 #include "internal.h"
+#include "oracle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static const char *const typical[] = {
  * them is rejected, so the whole guard runs all 20 patterns. */
 static const struct {
     const char *unit, *tail;
-} crafted[BSH_PATTERN_COUNT] = {
+} crafted[20] = {
     {"rm -rrrrrrrrrrrrrr ", "x/"},
     {"sudo sudo ", "rmx"},
     {"chmod -R 7777 ", "x/"},
@@ -102,7 +103,7 @@ static void bench_crafted(void)
 {
     static const size_t kib[] = {16, 32, 64, 128};
     double worst128 = 0, worst_ratio = 0;
-    for (size_t p = 0; p < BSH_PATTERN_COUNT; p++) {
+    for (size_t p = 0; p < 20; p++) {
         double ms[4];
         bool allowed = true;
         for (size_t k = 0; k < 4; k++) {
@@ -114,10 +115,10 @@ static void bench_crafted(void)
         char *s16 = fill(p, 16 * 1024);
         char *s32 = fill(p, 32 * 1024);
         double t0 = bench_now_ms();
-        (void)bsh__pattern_match_pcre(p, s16, 16 * 1024);
+        (void)linre_oracle_match(p, s16, 16 * 1024);
         double pcre16 = bench_now_ms() - t0;
         t0 = bench_now_ms();
-        (void)bsh__pattern_match_pcre(p, s32, 32 * 1024);
+        (void)linre_oracle_match(p, s32, 32 * 1024);
         double pcre32 = bench_now_ms() - t0;
         free(s16);
         free(s32);

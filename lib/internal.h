@@ -13,10 +13,9 @@
 /* The kernel's limit on one argument (MAX_ARG_STRLEN), with its NUL. */
 #define BSH_ARG_MAX 131072
 
-/* policy.c: match pattern `index` (0-based) with either engine. The DFA
- * one returns -1 when that pattern has no DFA. */
-int bsh__pattern_match_dfa(size_t index, const char *s, size_t len);
-int bsh__pattern_match_pcre(size_t index, const char *s, size_t len);
+/* guard.c: whether pattern `index` (0-based, < bsh_pattern_count())
+ * matches; its DFA decides. */
+bool bsh__pattern_matches(size_t index, const char *s, size_t len);
 
 /* env.c: the child's environment, `environ` overlaid with `vars` (later
  * duplicates win); a NULL-terminated array in one allocation, or NULL when

@@ -69,9 +69,6 @@ struct bsh_error {
 /* ------------------------------------------------------------------ */
 /* Guards                                                              */
 
-/** The number of critical patterns (SPEC 1.2). */
-#define BSH_PATTERN_COUNT 20
-
 /** One critical pattern: its number (1-based, list order), category and
  *  exact source text. The strings are static. */
 struct bsh_pattern {
@@ -79,6 +76,9 @@ struct bsh_pattern {
     const char *category;
     const char *regex;
 };
+
+/** The number of critical patterns (20 in this version; it may grow). */
+BSH_API size_t bsh_pattern_count(void);
 
 /** The pattern at `index` (0-based), or NULL past the end. */
 BSH_API const struct bsh_pattern *bsh_pattern_at(size_t index);

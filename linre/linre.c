@@ -11,8 +11,7 @@
  * decided. The unanchored search re-enters the NFA start at every position.
  */
 #include "linre.h"
-
-#include "linre_nfa.h"
+#include "nfa.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +20,7 @@
 
 #define MAX_STATES  4096
 #define HASH_SLOTS  (MAX_STATES * 2)
-#define STATE_MATCH (-1)
+#define STATE_MATCH BSH__DFA_MATCH
 
 enum { FLAG_AT_START = 1, FLAG_PREV_WORD = 2 };
 
@@ -46,18 +45,6 @@ struct builder {
     int *saved;             /* a copy of one closure while stepping */
     int *next;              /* scratch for the next state's set */
 };
-
-int bsh__nfa_add(struct nfa *nfa, enum node_type type, int out, int out1)
-{
-    if (nfa->count >= NFA_MAX_NODES)
-        return -1;
-    struct nfa_node *n = &nfa->nodes[nfa->count];
-    memset(n, 0, sizeof(*n));
-    n->type = type;
-    n->out = out;
-    n->out1 = out1;
-    return nfa->count++;
-}
 
 static bool is_word_byte(unsigned c)
 {
@@ -100,14 +87,14 @@ static void build_byte_classes(struct builder *b)
         memset(map, -1, (size_t)n * sizeof(map[0])); /* classes in use */
         n = 0;
         for (unsigned c = 0; c < 256; c++) {
-            int in = node != NULL && bsh__byteset_has(&node->set, c);
+            int in = node != NULL && linre_byteset_has(&node->set, c);
             if (map[cls[c]][in] < 0)
                 map[cls[c]][in] = n++;
             next_cls[c] = map[cls[c]][in];
         }
         memcpy(cls, next_cls, sizeof(cls));
     }
-    re->nclasses = n;
+    re->dfa.nclasses = n;
     for (int c = 255; c >= 0; c--) {
         b->byte_class[c] = (uint8_t)cls[c];
         b->class_byte[cls[c]] = (uint8_t)c;
@@ -187,9 +174,9 @@ static int intern_state(struct builder *b, unsigned flags, const int *set,
             memcmp(s->set, set, (size_t)n * sizeof(*set)) == 0)
             return id;
     }
-    if (b->re->nstates >= MAX_STATES)
+    if (b->re->dfa.nstates >= MAX_STATES)
         return -1;
-    int id = b->re->nstates;
+    int id = b->re->dfa.nstates;
     struct dstate *s = &b->states[id];
     s->set = malloc((size_t)(n > 0 ? n : 1) * sizeof(*set));
     if (s->set == NULL)
@@ -198,7 +185,7 @@ static int intern_state(struct builder *b, unsigned flags, const int *set,
     s->flags = flags;
     s->n = n;
     b->hash[slot] = id + 1;
-    b->re->nstates++;
+    b->re->dfa.nstates++;
     return id;
 }
 
@@ -208,7 +195,7 @@ static int step(struct builder *b, unsigned c)
     int n = 0;
     for (int i = 0; i < b->nclosure; i++) {
         const struct nfa_node *node = &b->nfa->nodes[b->closure[i]];
-        if (bsh__byteset_has(&node->set, c))
+        if (linre_byteset_has(&node->set, c))
             b->next[n++] = node->out;
     }
     sort_ints(b->next, n);
@@ -232,7 +219,7 @@ static int expand_state(struct builder *b, int id)
         bool matched = take_closure(b, &st, word == 1, false);
         int n = b->nclosure;
         memcpy(b->saved, b->closure, (size_t)n * sizeof(*b->closure));
-        for (int k = 0; k < re->nclasses; k++) {
+        for (int k = 0; k < re->dfa.nclasses; k++) {
             unsigned c = b->class_byte[k];
             if (is_word_byte(c) != (word == 1))
                 continue;
@@ -244,7 +231,7 @@ static int expand_state(struct builder *b, int id)
                 if (to < 0)
                     return -1;
             }
-            b->trans[(size_t)id * (size_t)re->nclasses + (size_t)k] = to;
+            b->trans[(size_t)id * (size_t)re->dfa.nclasses + (size_t)k] = to;
         }
     }
     b->accept_at_end[id] = take_closure(b, &st, false, true);
@@ -254,15 +241,15 @@ static int expand_state(struct builder *b, int id)
 static int determinize(struct builder *b)
 {
     struct linre *re = b->re;
-    b->trans =
-        malloc((size_t)MAX_STATES * (size_t)re->nclasses * sizeof(*b->trans));
+    b->trans = malloc((size_t)MAX_STATES * (size_t)re->dfa.nclasses *
+                      sizeof(*b->trans));
     b->accept_at_end = calloc(MAX_STATES, sizeof(*b->accept_at_end));
     if (b->trans == NULL || b->accept_at_end == NULL)
         return -1;
     static const int no_nodes[1] = {0}; /* memcmp/memcpy want non-NULL */
     if (intern_state(b, FLAG_AT_START, no_nodes, 0) != 0)
         return -1;
-    for (int id = 0; id < re->nstates; id++)
+    for (int id = 0; id < re->dfa.nstates; id++)
         if (expand_state(b, id) < 0)
             return -1;
     return 0;
@@ -288,7 +275,7 @@ static int builder_init(struct builder *b, struct linre *re, struct nfa *nfa)
 static void builder_release(struct builder *b)
 {
     if (b->states != NULL)
-        for (int i = 0; i < b->re->nstates; i++)
+        for (int i = 0; i < b->re->dfa.nstates; i++)
             free(b->states[i].set);
     free(b->states);
     free(b->stack);
@@ -305,20 +292,19 @@ static void builder_release(struct builder *b)
  * states that exist. */
 static void take_tables(struct builder *b, struct linre *re)
 {
-    size_t size = (size_t)re->nstates * (size_t)re->nclasses;
+    size_t size = (size_t)re->dfa.nstates * (size_t)re->dfa.nclasses;
     int32_t *t = realloc(b->trans, size * sizeof(*t));
     if (t != NULL)
         b->trans = t;
-    re->byte_class = b->byte_class;
-    re->trans = b->trans;
-    re->accept_at_end = b->accept_at_end;
-    re->owned = true;
+    re->dfa.byte_class = b->byte_class;
+    re->dfa.trans = b->trans;
+    re->dfa.accept_at_end = b->accept_at_end;
     b->byte_class = NULL;
     b->trans = NULL;
     b->accept_at_end = NULL;
 }
 
-int bsh__linre_compile(const char *pattern, struct linre **out)
+int linre_compile(const char *pattern, struct linre **out)
 {
     *out = NULL;
     struct nfa *nfa = malloc(sizeof(*nfa)); /* nodes are set as added */
@@ -328,7 +314,7 @@ int bsh__linre_compile(const char *pattern, struct linre **out)
     if (nfa != NULL)
         nfa->count = nfa->start = 0;
     if (nfa == NULL || re == NULL || b == NULL ||
-        bsh__nfa_parse(pattern, nfa) < 0 || builder_init(b, re, nfa) < 0)
+        linre_nfa_parse(pattern, nfa) < 0 || builder_init(b, re, nfa) < 0)
         goto done;
     build_byte_classes(b);
     rc = determinize(b);
@@ -346,32 +332,18 @@ done:
     return rc;
 }
 
-bool bsh__linre_match(const struct linre *re, const unsigned char *subject,
-                      size_t len)
+size_t linre_states(const struct linre *re)
 {
-    const int32_t *trans = re->trans;
-    const size_t ncls = (size_t)re->nclasses;
-    int32_t s = 0;
-    for (size_t i = 0; i < len; i++) {
-        s = trans[(size_t)s * ncls + re->byte_class[subject[i]]];
-        if (s == STATE_MATCH)
-            return true;
-    }
-    return re->accept_at_end[s];
+    return (size_t)re->dfa.nstates;
 }
 
-size_t bsh__linre_states(const struct linre *re)
+void linre_free(struct linre *re)
 {
-    return (size_t)re->nstates;
-}
-
-void bsh__linre_free(struct linre *re)
-{
-    if (re == NULL || !re->owned)
+    if (re == NULL)
         return;
-    free((void *)re->byte_class);
-    free((void *)re->trans);
-    free((void *)re->accept_at_end);
+    free((void *)re->dfa.byte_class);
+    free((void *)re->dfa.trans);
+    free((void *)re->dfa.accept_at_end);
     free(re);
 }
 
@@ -387,27 +359,27 @@ static void emit_ints(FILE *out, const char *type, const char *name, size_t n,
 
 static long class_at(const struct linre *re, size_t i)
 {
-    return re->byte_class[i];
+    return re->dfa.byte_class[i];
 }
 
 static long trans_at(const struct linre *re, size_t i)
 {
-    return re->trans[i];
+    return re->dfa.trans[i];
 }
 
 static long accept_at(const struct linre *re, size_t i)
 {
-    return re->accept_at_end[i];
+    return re->dfa.accept_at_end[i];
 }
 
-void bsh__linre_emit(const struct linre *re, const char *name, FILE *out)
+void linre_emit(const struct linre *re, const char *name, FILE *out)
 {
     char id[64];
     snprintf(id, sizeof(id), "%s_classes", name);
     emit_ints(out, "uint8_t", id, 256, class_at, re);
     snprintf(id, sizeof(id), "%s_trans", name);
-    emit_ints(out, "int32_t", id, (size_t)re->nstates * (size_t)re->nclasses,
-              trans_at, re);
+    emit_ints(out, "int32_t", id,
+              (size_t)re->dfa.nstates * (size_t)re->dfa.nclasses, trans_at, re);
     snprintf(id, sizeof(id), "%s_accept", name);
-    emit_ints(out, "bool", id, (size_t)re->nstates, accept_at, re);
+    emit_ints(out, "bool", id, (size_t)re->dfa.nstates, accept_at, re);
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Parser of the regular PCRE subset into a Thompson NFA (linre_nfa.h).
+ * Parser of the regular PCRE subset into a Thompson NFA (nfa.h).
  * Anything outside the subset makes the parse fail, so the caller can fall
  * back to PCRE2 rather than match with different semantics.
  */
-#include "linre_nfa.h"
+#include "nfa.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,19 @@ struct parser {
 
 #define MAX_DEPTH  64
 #define MAX_REPEAT 100
+
+/* Appends a node; -1 when the NFA is full. */
+static int nfa_add(struct nfa *nfa, enum node_type type, int out, int out1)
+{
+    if (nfa->count >= NFA_MAX_NODES)
+        return -1;
+    struct nfa_node *n = &nfa->nodes[nfa->count];
+    memset(n, 0, sizeof(*n));
+    n->type = type;
+    n->out = out;
+    n->out1 = out1;
+    return nfa->count++;
+}
 
 static struct ast *ast_new(struct parser *ps, enum ast_type type)
 {
@@ -75,7 +88,7 @@ static void set_fold_case(struct byteset *s)
 {
     for (unsigned c = 'a'; c <= 'z'; c++) {
         unsigned up = c - 'a' + 'A';
-        if (bsh__byteset_has(s, c) || bsh__byteset_has(s, up)) {
+        if (linre_byteset_has(s, c) || linre_byteset_has(s, up)) {
             set_add(s, c);
             set_add(s, up);
         }
@@ -400,7 +413,7 @@ static int compile_repeat(struct nfa *nfa, const struct ast *a, int next)
     int start = next;
     if (a->max < 0) {
         /* x* : loop = split(x -> loop, next) */
-        int loop = bsh__nfa_add(nfa, NODE_SPLIT, -1, next);
+        int loop = nfa_add(nfa, NODE_SPLIT, -1, next);
         if (loop < 0)
             return -1;
         int body = compile(nfa, a->left, loop);
@@ -412,7 +425,7 @@ static int compile_repeat(struct nfa *nfa, const struct ast *a, int next)
         /* the optional tail: (x(x(x)?)?)? */
         for (int i = a->min; i < a->max; i++) {
             int body = compile(nfa, a->left, start);
-            start = body < 0 ? -1 : bsh__nfa_add(nfa, NODE_SPLIT, body, next);
+            start = body < 0 ? -1 : nfa_add(nfa, NODE_SPLIT, body, next);
             if (start < 0)
                 return -1;
         }
@@ -429,12 +442,12 @@ static int compile(struct nfa *nfa, const struct ast *a, int next)
     case AST_EMPTY:
         return next;
     case AST_SET:
-        l = bsh__nfa_add(nfa, NODE_SET, next, -1);
+        l = nfa_add(nfa, NODE_SET, next, -1);
         if (l >= 0)
             nfa->nodes[l].set = a->set;
         return l;
     case AST_ASSERT:
-        l = bsh__nfa_add(nfa, NODE_ASSERT, next, -1);
+        l = nfa_add(nfa, NODE_ASSERT, next, -1);
         if (l >= 0)
             nfa->nodes[l].assert_kind = a->assert_kind;
         return l;
@@ -446,14 +459,14 @@ static int compile(struct nfa *nfa, const struct ast *a, int next)
         if (l < 0)
             return -1;
         int r = compile(nfa, a->right, next);
-        return r < 0 ? -1 : bsh__nfa_add(nfa, NODE_SPLIT, l, r);
+        return r < 0 ? -1 : nfa_add(nfa, NODE_SPLIT, l, r);
     case AST_REPEAT:
         return compile_repeat(nfa, a, next);
     }
     return -1;
 }
 
-int bsh__nfa_parse(const char *pattern, struct nfa *nfa)
+int linre_nfa_parse(const char *pattern, struct nfa *nfa)
 {
     struct parser ps = {pattern, false, false, 0};
     if (strncmp(ps.p, "(?i)", 4) == 0) {
@@ -463,7 +476,7 @@ int bsh__nfa_parse(const char *pattern, struct nfa *nfa)
     struct ast *root = parse_alt(&ps);
     int rc = -1;
     if (!ps.failed && root != NULL && *ps.p == '\0') {
-        int match = bsh__nfa_add(nfa, NODE_MATCH, -1, -1);
+        int match = nfa_add(nfa, NODE_MATCH, -1, -1);
         nfa->start = match < 0 ? -1 : compile(nfa, root, match);
         rc = nfa->start < 0 ? -1 : 0;
     }

@@ -2,8 +2,8 @@
 /*
  * The Thompson NFA between linre's parser and its DFA builder.
  */
-#ifndef BSH_LINRE_NFA_H
-#define BSH_LINRE_NFA_H
+#ifndef LINRE_NFA_H
+#define LINRE_NFA_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@ struct byteset {
     uint64_t bits[4];
 };
 
-static inline bool bsh__byteset_has(const struct byteset *s, unsigned c)
+static inline bool linre_byteset_has(const struct byteset *s, unsigned c)
 {
     return (s->bits[c >> 6] >> (c & 63)) & 1;
 }
@@ -48,11 +48,8 @@ struct nfa {
     int start;
 };
 
-/* Appends a node; -1 when the NFA is full. */
-int bsh__nfa_add(struct nfa *nfa, enum node_type type, int out, int out1);
-
 /* Parses `pattern` into `nfa` (empty: count 0); 0 or -1 when the
  * pattern is outside the supported subset. */
-int bsh__nfa_parse(const char *pattern, struct nfa *nfa);
+int linre_nfa_parse(const char *pattern, struct nfa *nfa);
 
 #endif
