@@ -5,7 +5,7 @@
  * streams' pollable fds; consumes every item; prints the report of
  * common.h.
  */
-#include "common.h"
+#include "harness.h"
 
 #include <bsh/bsh.h>
 #include <poll.h>
@@ -18,7 +18,7 @@ static void take(struct bench_run *r, const struct bsh_item *it)
         bench_chunk(r, it->kind == BSH_ITEM_STDERR, it->len);
         return;
     }
-    r->end_ms = bench_now_ms();
+    r->end_ms = mono_ms();
     r->has_exit = it->has_exit_code;
     r->exit_code = it->exit_code;
     r->has_signal = it->has_signal;
@@ -33,7 +33,7 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
     o.pty = a->pty;
     struct bsh_stream *s = NULL;
     struct bsh_error err;
-    r->start_ms = bench_now_ms();
+    r->start_ms = mono_ms();
     if (bsh_run(&o, &s, &err) != BSH_OK) {
         fprintf(stderr, "bsh-bench: %s\n", err.text_err);
         exit(1);
@@ -48,7 +48,7 @@ static void finish(struct bsh_stream *s, struct bench_run *r, int rc)
         exit(1);
     }
     if (r->end_ms == 0)
-        r->end_ms = bench_now_ms();
+        r->end_ms = mono_ms();
     bsh_stream_free(s);
 }
 

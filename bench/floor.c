@@ -8,7 +8,7 @@
  * command line and report as bsh-bench.
  */
 #define _GNU_SOURCE
-#include "common.h"
+#include "harness.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,7 +95,7 @@ static void spawn_pty(const char *cmd, struct child *c)
 static void start(const struct bench_args *a, struct child *c,
                   struct bench_run *r)
 {
-    r->start_ms = bench_now_ms();
+    r->start_ms = mono_ms();
     c->deadline_ms =
         a->timeout_ms >= 0 ? r->start_ms + (double)a->timeout_ms : -1;
     c->timed_out = false;
@@ -137,7 +137,7 @@ static void end(struct child *c, struct bench_run *r)
     r->signal = c->timed_out ? -1 : WTERMSIG(st);
     r->has_exit = !r->has_signal;
     r->exit_code = WEXITSTATUS(st);
-    r->end_ms = bench_now_ms();
+    r->end_ms = mono_ms();
 }
 
 static bool open_fds(const struct child *c)
@@ -153,7 +153,7 @@ static void run_one(const struct bench_args *a, struct bench_run *r)
         struct pollfd p[2] = {{c.fd[0], POLLIN, 0}, {c.fd[1], POLLIN, 0}};
         struct timespec ts, *tp = NULL;
         if (c.deadline_ms >= 0) {
-            double left = c.deadline_ms - bench_now_ms();
+            double left = c.deadline_ms - mono_ms();
             if (left <= 0) {
                 c.timed_out = true;
                 break;

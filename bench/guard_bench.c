@@ -7,7 +7,7 @@
  *     growth means 128 KiB ~ 8x 16 KiB), and PCRE2 alone on the same
  *     input at 16 and 32 KiB for comparison.
  */
-#include "common.h"
+#include "harness.h"
 #include "internal.h"
 #include "oracle.h"
 
@@ -65,21 +65,21 @@ static const struct {
 
 static double time_checks(const char *cmd, size_t len, int reps)
 {
-    double t0 = bench_now_ms();
+    double t0 = mono_ms();
     for (int i = 0; i < reps; i++)
         (void)bsh_check(cmd, len, NULL);
-    return (bench_now_ms() - t0) / reps;
+    return (mono_ms() - t0) / reps;
 }
 
 static void bench_typical(void)
 {
     size_t n = sizeof(typical) / sizeof(typical[0]);
     int reps = 20000;
-    double t0 = bench_now_ms();
+    double t0 = mono_ms();
     for (int r = 0; r < reps; r++)
         for (size_t i = 0; i < n; i++)
             (void)bsh_check(typical[i], strlen(typical[i]), NULL);
-    double ms = bench_now_ms() - t0;
+    double ms = mono_ms() - t0;
     double per = ms * 1e6 / ((double)reps * (double)n);
     printf("typical: checks=%zu ns_per_check=%.0f checks_per_s=%.0f\n",
            (size_t)reps * n, per, 1e9 / per);
@@ -114,12 +114,12 @@ static void bench_crafted(void)
         }
         char *s16 = fill(p, 16 * 1024);
         char *s32 = fill(p, 32 * 1024);
-        double t0 = bench_now_ms();
+        double t0 = mono_ms();
         (void)linre_oracle_match(p, s16, 16 * 1024);
-        double pcre16 = bench_now_ms() - t0;
-        t0 = bench_now_ms();
+        double pcre16 = mono_ms() - t0;
+        t0 = mono_ms();
         (void)linre_oracle_match(p, s32, 32 * 1024);
-        double pcre32 = bench_now_ms() - t0;
+        double pcre32 = mono_ms() - t0;
         free(s16);
         free(s32);
         double ratio = ms[3] / ms[0];

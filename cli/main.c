@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bsh: the command-line face of libbsh (SPEC 3). Parses arguments, picks
- * the subcommand, returns its exit status; nothing else.
+ * bsh: the command-line face of libbsh. Takes over its own process (see
+ * process.h), parses arguments, runs the subcommand (one file each:
+ * cmd_*.c) and returns its exit status; nothing else.
  */
 #include "args.h"
 #include "commands.h"
 #include "output.h"
 #include "process.h"
 
-#include <errno.h>
-
 #include <stdio.h>
-#include <string.h>
 
 static const char usage[] =
     "Usage:\n"
@@ -37,44 +35,10 @@ static const char usage[] =
     "124 on timeout; 126 if a guard rejected it; 125 if bsh itself failed.\n"
     "check: 0 allowed, 1 rejected, 125 usage error.\n";
 
-int cmd_check(const struct cli_args *a)
-{
-    struct bsh_error err;
-    int rc = bsh_check(a->text, strlen(a->text), &err);
-    const char *msg = rc == BSH_EGUARD ? err.text_err : NULL;
-    int written = 0;
-    if (a->json) {
-        written = json_write_check(msg);
-    } else if (msg != NULL) {
-        char line[BSH_ERROR_MAX + 2];
-        int n = snprintf(line, sizeof(line), "%s\n", msg);
-        written = write_all(1, line, (size_t)n);
-    }
-    if (written < 0)
-        return cli_output_status("stdout", errno);
-    return msg != NULL ? 1 : 0;
-}
-
-/* Flushes stdout; the exit status of a command whose output is done. */
-static int stdout_status(void)
-{
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    return cli_output_status("stdout", errno != 0 ? errno : EIO);
-}
-
-int cmd_patterns(void)
-{
-    const struct bsh_pattern *p;
-    for (size_t i = 0; (p = bsh_pattern_at(i)) != NULL; i++)
-        printf("%d\t%s\t%s\n", p->number, p->category, p->regex);
-    return stdout_status();
-}
-
 static int print_text(const char *text)
 {
     fputs(text, stdout);
-    return stdout_status();
+    return cli_stdout_status();
 }
 
 int main(int argc, char **argv)

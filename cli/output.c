@@ -22,21 +22,6 @@ void cli_error(const char *message)
             2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 size_t base64_encode(const unsigned char *in, size_t len, char *out)
 {
     static const char abc[] =
@@ -69,19 +54,22 @@ size_t json_quote(const char *s, char *out)
     size_t len = strlen(s), o = 0;
     out[o++] = '"';
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_length(p + i, len - i);
-        if (n == 0) {
-            o += (size_t)sprintf(out + o, "\\ufffd");
-            i++;
-        } else if (p[i] == '"' || p[i] == '\\') {
+        if (p[i] == '"' || p[i] == '\\') {
             out[o++] = '\\';
             out[o++] = (char)p[i++];
         } else if (p[i] < 0x20) {
             o += (size_t)sprintf(out + o, "\\u%04x", p[i++]);
         } else {
-            memcpy(out + o, p + i, n);
-            o += n;
-            i += n;
+            const char *c;
+            size_t n;
+            size_t k = utf8_repair(p + i, len - i, &c, &n);
+            if (c != (const char *)p + i) { /* repaired: say so in ASCII */
+                o += (size_t)sprintf(out + o, "\\ufffd");
+            } else {
+                memcpy(out + o, c, n);
+                o += n;
+            }
+            i += k;
         }
     }
     out[o++] = '"';
@@ -177,4 +165,11 @@ int cli_output_status(const char *what, int err)
         return 128 + SIGPIPE;
     cli_output_error(what, err);
     return 125;
+}
+
+int cli_stdout_status(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    return cli_output_status("stdout", errno != 0 ? errno : EIO);
 }

@@ -7,12 +7,9 @@
 #define BSH_CLI_OUTPUT_H
 
 #include "bsh/bsh.h"
+#include "sink.h" /* write_all */
 
 #include <stddef.h>
-
-/* Writes all of `buf` to `fd`, retrying short writes and EINTR; 0 or -1
- * with errno (EPIPE when the reader went away). */
-int write_all(int fd, const void *buf, size_t len);
 
 /* Prints "bsh: MESSAGE" on stderr. */
 void cli_error(const char *message);
@@ -46,6 +43,10 @@ void cli_output_error(const char *what, int err);
  * reader went away: as a pipeline member killed by SIGPIPE, silently),
  * otherwise 125 with a message. */
 int cli_output_status(const char *what, int err);
+
+/* Flushes stdio's stdout; 0, or the exit status of a failed write (see
+ * cli_output_status). */
+int cli_stdout_status(void);
 
 /* Encodes `len` bytes as standard base64 with padding into `out` (room
  * for 4 * ceil(len / 3) + 1 bytes); returns the length written. */

@@ -122,3 +122,18 @@ void sink_close(struct sink *k)
     memset(k, 0, sizeof(*k));
     k->fd = -1;
 }
+
+int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}

@@ -55,4 +55,8 @@ static inline bool sink_full(const struct sink *k)
 
 void sink_close(struct sink *k);
 
+/* Writes all of `buf` to `fd` (blocking), retrying short writes and EINTR;
+ * 0, or -1 with errno (EPIPE when the reader went away). */
+int write_all(int fd, const void *buf, size_t len);
+
 #endif

@@ -30,3 +30,17 @@ size_t utf8_length(const unsigned char *s, size_t n)
         return 0;
     return need;
 }
+
+size_t utf8_repair(const unsigned char *s, size_t n, const char **out,
+                   size_t *out_len)
+{
+    size_t k = utf8_length(s, n);
+    if (k == 0) {
+        *out = "\xef\xbf\xbd"; /* U+FFFD */
+        *out_len = 3;
+        return 1;
+    }
+    *out = (const char *)s;
+    *out_len = k;
+    return k;
+}

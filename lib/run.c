@@ -13,10 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+_Static_assert(BSH_TIMEOUT_MAX_MS == MONO_MAX_MS,
+               "the documented cap is the clock's own");
+
 static void set_deadline(struct bsh_stream *s, struct timespec start,
                          int64_t timeout_ms)
 {
-    s->deadline = bsh__clock_add_ms(start, timeout_ms);
+    s->deadline = mono_add_ms(start, timeout_ms);
     s->deadline_set = true;
 }
 
@@ -107,7 +110,7 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
 static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
                struct bsh_error *err, bool quiet)
 {
-    struct timespec started = bsh__clock_now();
+    struct timespec started = mono_now();
     bsh__graveyard_sweep();
     if (out != NULL)
         *out = NULL;

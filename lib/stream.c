@@ -59,7 +59,7 @@ static bool deadline_passed(struct bsh_stream *s)
     if (!s->deadline_set)
         return false;
     if (!s->deadline_hit)
-        s->deadline_hit = bsh__clock_ns_until(s->deadline) <= 0;
+        s->deadline_hit = mono_ns_until(s->deadline) <= 0;
     return s->deadline_hit;
 }
 
@@ -77,8 +77,8 @@ bool bsh__stream_next_wake(const struct bsh_stream *s, struct timespec *at)
     if (s->phase == PHASE_ENDING) {
         *at = s->kill_deadline;
         if (s->exit.fd < 0) { /* no exit watch: look every 2 ms */
-            struct timespec soon = bsh__clock_add_ms(bsh__clock_now(), 2);
-            if (bsh__clock_before(soon, *at))
+            struct timespec soon = mono_add_ms(mono_now(), 2);
+            if (mono_before(soon, *at))
                 *at = soon;
         }
         return true;
@@ -89,9 +89,8 @@ bool bsh__stream_next_wake(const struct bsh_stream *s, struct timespec *at)
     if (has)
         *at = s->deadline;
     if (s->master_hup) {
-        struct timespec soon =
-            bsh__clock_add_ms(bsh__clock_now(), BSH__HUP_RECHECK_MS);
-        if (!has || bsh__clock_before(soon, *at))
+        struct timespec soon = mono_add_ms(mono_now(), BSH__HUP_RECHECK_MS);
+        if (!has || mono_before(soon, *at))
             *at = soon;
         has = true;
     }
@@ -107,7 +106,7 @@ static const struct timespec *time_left(const struct bsh_stream *s,
     struct timespec at;
     if (!bsh__stream_next_wake(s, &at))
         return NULL;
-    int64_t ns = bsh__clock_ns_until(at);
+    int64_t ns = mono_ns_until(at);
     if (ns < 0)
         ns = 0;
     left->tv_sec = (time_t)(ns / 1000000000);
@@ -210,8 +209,8 @@ static int finish(struct bsh_stream *s, bool timed_out)
     s->master_hup = false;
     /* A group we may not signal at all (its processes turned into another
      * user) will not die: no use waiting for it. */
-    s->kill_deadline = bsh__clock_add_ms(
-        bsh__clock_now(), s->kill_errno == EPERM ? 0 : BSH__KILL_WAIT_MS);
+    s->kill_deadline =
+        mono_add_ms(mono_now(), s->kill_errno == EPERM ? 0 : BSH__KILL_WAIT_MS);
     if (!s->exit_watched) {
         s->exit_watched = true;
         int fd = bsh__exitwatch_arm(&s->exit);
@@ -266,7 +265,7 @@ static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
             wait_error(s, err);
             return end_with_error(s);
         }
-        if (bsh__clock_ns_until(s->kill_deadline) <= 0)
+        if (mono_ns_until(s->kill_deadline) <= 0)
             return abandon(s);
         if (wait_events(s, block) == 0 && !block)
             return BSH_EAGAIN;

@@ -7,9 +7,9 @@
 #ifndef BSH_STREAM_H
 #define BSH_STREAM_H
 
-#include "clock.h"
 #include "exitwatch.h"
 #include "internal.h"
+#include "mono.h"
 
 #include <stdatomic.h>
 #include <time.h>

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "capture.h"
 #include "display.h"
+#include "sink.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -90,18 +91,12 @@ static void write_spill(struct capture *c, const unsigned char *d, size_t n)
 {
     size_t take = c->dir != NULL ? spill_dir_take(c->dir, c->spilled, n) : 0;
     c->spill_cut |= take < n;
-    while (take > 0 && !c->spill_failed) {
-        ssize_t w = write(c->spill_fd, d, take);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            c->spill_failed = true;
-            break;
-        }
-        d += w;
-        take -= (size_t)w;
-        c->spilled += (uint64_t)w;
-    }
+    if (take == 0 || c->spill_failed)
+        return;
+    if (write_all(c->spill_fd, d, take) < 0)
+        c->spill_failed = true;
+    else
+        c->spilled += take;
 }
 
 /* Opens the log and writes what came so far, in arrival order. */

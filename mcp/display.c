@@ -54,14 +54,14 @@ int display_make(const unsigned char *p, size_t n, bool terminal,
             i++;
             continue;
         }
-        size_t k = utf8_length(p + i, n - i);
-        const char *src = k == 0 ? "\xef\xbf\xbd" : (const char *)p + i;
-        size_t len = k == 0 ? 3 : k;
+        const char *src;
+        size_t len;
+        size_t k = utf8_repair(p + i, n - i, &src, &len);
         memcpy(d->text + o, src, len);
         for (size_t j = 0; j < len; j++)
             d->raw[o + j] = i;
         o += len;
-        i += k == 0 ? 1 : k;
+        i += k;
         d->chars++;
     }
     d->text[o] = '\0';

@@ -5,7 +5,7 @@
  * read never stalls the server. Logs go to stderr; nothing else is ever
  * written to stdout.
  */
-#include "internal.h"
+#include "rpc.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  * running call's process group and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
-#include "internal.h"
+#include "tool.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -5,22 +5,15 @@
  * output arrives, and answers with the output text (within the budget),
  * the way the run ended, and structured content.
  */
+#include "tool.h"
 #include "display.h"
-#include "internal.h"
+#include "mono.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PROGRESS_INTERVAL_MS 100.0
-
-double mcp_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 json_t *tool_description(void)
 {
@@ -137,7 +130,7 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
 
 static void maybe_progress(struct call *c)
 {
-    double now = mcp_now_ms();
+    double now = mono_ms();
     if (c->progress_token == NULL ||
         now - c->last_progress_ms < PROGRESS_INTERVAL_MS)
         return;

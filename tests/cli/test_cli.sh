@@ -116,6 +116,7 @@ wait $bsh_pid
 ok $(($? == 143 ? 0 : 1)) "SIGTERM to bsh: exit 143"
 
 for sig in INT TERM HUP; do
+    rm -f "$T/gc" # else the last round's pid could pass for this one's
     "$BSH" run 'sleep 100 & echo $!; wait' >"$T/gc" &
     bsh_pid=$!
     for _ in $(seq 50); do [ -s "$T/gc" ] && break; sleep 0.1; done

@@ -12,13 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static void append(unsigned char **buf, size_t *len, const unsigned char *d,
                    size_t n)
 {
@@ -104,7 +97,7 @@ void run_collect(const struct bsh_run_opts *opts, struct result *r)
     memset(r, 0, sizeof(*r));
     struct bsh_stream *s = NULL;
     struct bsh_error err;
-    double t0 = now_ms();
+    double t0 = mono_ms();
     r->guard_rc = bsh_run(opts, &s, &err);
     if (r->guard_rc != BSH_OK) {
         snprintf(r->guard_text, sizeof(r->guard_text), "%s", err.text_err);
@@ -112,7 +105,7 @@ void run_collect(const struct bsh_run_opts *opts, struct result *r)
     }
     r->pid = bsh_stream_pid(s);
     drain(s, r);
-    r->ms = now_ms() - t0;
+    r->ms = mono_ms() - t0;
     bsh_stream_free(s);
 }
 

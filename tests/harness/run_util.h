@@ -8,6 +8,7 @@
 #define BSH_RUN_UTIL_H
 
 #include "bsh/bsh.h"
+#include "mono.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,7 +65,5 @@ bool process_lingers(pid_t pid);
 
 /* True when this process has no child left, zombie or not. */
 bool no_children(void);
-
-double now_ms(void);
 
 #endif

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
-#include "common.h"
+#include "harness.h"
+#include "mono.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-double bench_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 static void usage(const char *prog)
 {
@@ -139,9 +133,9 @@ int bench_main(int argc, char **argv, bench_runner *sequential,
     struct bench_run *runs = calloc((size_t)n, sizeof(*runs));
     if (runs == NULL)
         return 2;
-    double t0 = bench_now_ms();
+    double t0 = mono_ms();
     (a.parallel > 1 ? parallel : sequential)(&a, runs);
-    bench_report(&a, runs, n, bench_now_ms() - t0);
+    bench_report(&a, runs, n, mono_ms() - t0);
     free(runs);
     return 0;
 }

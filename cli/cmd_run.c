@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "commands.h"
+#include "mono.h"
 #include "output.h"
 #include "process.h"
 #include "sink.h"
@@ -24,7 +25,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Output bsh may hold for a slow reader before it stops pulling items. */
@@ -91,11 +91,7 @@ static void render_error(struct run_state *st, const char *msg,
 
 static bool deadline_passed(const struct run_state *st)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return st->has_deadline && (now.tv_sec > st->deadline.tv_sec ||
-                                (now.tv_sec == st->deadline.tv_sec &&
-                                 now.tv_nsec >= st->deadline.tv_nsec));
+    return st->has_deadline && mono_ns_until(st->deadline) <= 0;
 }
 
 /* Milliseconds until our deadline (rounded up), or -1 without one. */
@@ -103,10 +99,7 @@ static int ms_to_deadline(const struct run_state *st)
 {
     if (!st->has_deadline)
         return -1;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t ms = (int64_t)(st->deadline.tv_sec - now.tv_sec) * 1000 +
-                 (st->deadline.tv_nsec - now.tv_nsec + 999999) / 1000000;
+    int64_t ms = (mono_ns_until(st->deadline) + 999999) / 1000000;
     return ms < 0 ? 0 : ms > 1000000000 ? 1000000000 : (int)ms;
 }
 
@@ -201,15 +194,7 @@ static void set_deadline(struct run_state *st, int64_t timeout_ms)
 {
     if (timeout_ms < 0)
         return;
-    if (timeout_ms > 100LL * 365 * 24 * 3600 * 1000)
-        timeout_ms = 100LL * 365 * 24 * 3600 * 1000;
-    clock_gettime(CLOCK_MONOTONIC, &st->deadline);
-    st->deadline.tv_sec += (time_t)(timeout_ms / 1000);
-    st->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (st->deadline.tv_nsec >= 1000000000L) {
-        st->deadline.tv_sec++;
-        st->deadline.tv_nsec -= 1000000000L;
-    }
+    st->deadline = mono_add_ms(mono_now(), timeout_ms);
     st->has_deadline = true;
 }
 

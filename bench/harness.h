@@ -5,12 +5,14 @@
  *        COMMAND
  * and the two report lines, so that both print exactly the same fields.
  */
-#ifndef BSH_BENCH_COMMON_H
-#define BSH_BENCH_COMMON_H
+#ifndef BSH_BENCH_HARNESS_H
+#define BSH_BENCH_HARNESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mono.h"
 
 struct bench_args {
     const char *command;
@@ -42,8 +44,6 @@ void bench_chunk(struct bench_run *r, bool is_err, size_t len);
 /* Prints the two report lines for `n` runs, `total_ms` of wall time. */
 void bench_report(const struct bench_args *a, const struct bench_run *runs,
                   int n, double total_ms);
-
-double bench_now_ms(void);
 
 /* How a program runs all of `a`'s runs, filling `runs`. */
 typedef void bench_runner(const struct bench_args *a, struct bench_run *runs);

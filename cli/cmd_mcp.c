@@ -2,8 +2,8 @@
 /*
  * `bsh mcp`: maps the options onto the server's configuration.
  */
-#include "mcp.h"
 #include "commands.h"
+#include "mcp.h"
 #include "process.h"
 
 #include <errno.h>
