@@ -16,13 +16,6 @@
 _Static_assert(BSH_TIMEOUT_MAX_MS == MONO_MAX_MS,
                "the documented cap is the clock's own");
 
-static void set_deadline(struct bsh_stream *s, struct timespec start,
-                         int64_t timeout_ms)
-{
-    s->deadline = mono_add_ms(start, timeout_ms);
-    s->deadline_set = true;
-}
-
 /* A NULL value is caller misuse, not a bad name: the call fails. */
 static bool env_values_present(const struct bsh_run_opts *o)
 {
@@ -46,39 +39,32 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
                                 : "failed to spawn bash process";
     size_t len = strlen(o->command);
     if (len >= BSH_ARG_MAX) {
-        char why[160];
-        bsh__format(why, sizeof(why),
-                    "%s: command is %zu bytes; the kernel takes at most %d "
-                    "bytes in one argument",
-                    prefix, len, BSH_ARG_MAX - 1);
-        bsh__stream_fail(s, "%s", why);
+        bsh__stream_fail(s, BSH_ERR_SPAWN,
+                         "%s: command is %zu bytes; the kernel takes at most "
+                         "%d bytes in one argument",
+                         prefix, len, BSH_ARG_MAX - 1);
         return;
     }
     char **envp = NULL;
     if (o->env != NULL && o->env_count > 0) {
         envp = bsh__env_build(o->env, o->env_count);
         if (envp == NULL) {
-            bsh__stream_fail(s, "%s: out of memory", prefix);
+            bsh__stream_fail(s, BSH_ERR_RESOURCES, "%s: out of memory", prefix);
             return;
         }
     }
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
     struct bsh__spawn sp = {-1, -1, -1};
-    char why[BSH_ERROR_MAX];
-    int rc =
-        o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, why, sizeof(why))
-               : bsh__spawn_pipes(o->command, cwd, envp, &sp, why, sizeof(why));
+    struct bsh__spawn_error why;
+    int rc = o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, &why)
+                    : bsh__spawn_pipes(o->command, cwd, envp, &sp, &why);
     free(envp);
     if (rc < 0) {
-        bsh__stream_fail(s, "%s", why);
+        bsh__stream_fail(s, why.kind, "%s", why.text);
         return;
     }
-    s->pid = sp.pid;
-    s->pty = o->pty;
-    bsh__exitwatch_open(&s->exit, s->pid);
-    s->fds[0] = sp.out_fd;
-    s->fds[1] = sp.err_fd;
-    s->phase = PHASE_RUNNING;
+    struct bsh__started started = {sp.pid, sp.out_fd, sp.err_fd, o->pty};
+    bsh__stream_start(s, &started);
 }
 
 static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
@@ -86,25 +72,20 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
 {
     const char *bad = invalid_env_name(o);
     if (bad != NULL) {
-        bsh__stream_fail(s, "invalid env variable name: %s", bad);
+        bsh__stream_fail(s, BSH_ERR_ENV_NAME, "invalid env variable name: %s",
+                         bad);
         return;
     }
     if (o->timeout_ms == 0 && o->pty) {
-        s->phase = PHASE_TIMEOUT; /* nothing is opened or spawned */
-        bsh__stream_wake(s);
+        bsh__stream_time_out_now(s); /* nothing is opened or spawned */
         return;
     }
     if (o->timeout_ms > 0)
-        set_deadline(s, started, o->timeout_ms);
+        bsh__stream_set_deadline(s, started, o->timeout_ms);
     spawn_child(s, o);
-    if (s->phase != PHASE_RUNNING)
-        return;
-    if (o->timeout_ms == 0) {
-        /* The reference spawns, then kills at once: one timeout item. */
-        bsh__stream_abort(s);
-        s->phase = PHASE_TIMEOUT;
-        bsh__stream_wake(s);
-    }
+    /* The reference spawns, then kills at once: one timeout item. */
+    if (o->timeout_ms == 0 && bsh_stream_pid(s) > 0)
+        bsh__stream_time_out_now(s);
 }
 
 static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
@@ -124,7 +105,8 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     struct bsh_stream *s = bsh__stream_new(quiet);
     if (s == NULL)
         return BSH_ENOMEM;
-    if (!s->has_error) /* else the stream itself could not be made */
+    if (bsh_stream_error_kind(s) ==
+        BSH_ERR_NONE) /* else it could not be made */
         start(s, o, started);
     *out = s;
     return BSH_OK;

@@ -102,23 +102,44 @@ static int add_common_actions(posix_spawn_file_actions_t *fa, const char *cwd)
     return rc;
 }
 
+/* The kind of error an errno stands for, outside the working directory. */
+static enum bsh_error_kind kind_of(int err, enum bsh_error_kind otherwise)
+{
+    return err == EMFILE || err == ENFILE || err == ENOMEM || err == EAGAIN
+               ? BSH_ERR_RESOURCES
+               : otherwise;
+}
+
+static void fail(struct bsh__spawn_error *why, int err,
+                 enum bsh_error_kind otherwise, const char *prefix)
+{
+    why->kind = kind_of(err, otherwise);
+    bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(err));
+}
+
+static void cwd_failure(struct bsh__spawn_error *why, const char *prefix,
+                        const char *cwd, int err)
+{
+    why->kind = BSH_ERR_CWD;
+    bsh__format(why->text, sizeof(why->text),
+                "%s: cannot use working directory '%s': %s", prefix, cwd,
+                strerror(err));
+}
+
 /* posix_spawn reports a failed chdir and a failed exec with the same
  * errno; look at the directory to say which it was. */
 static void explain_failure(int rc, const char *cwd, const char *prefix,
-                            char *why, size_t why_len)
+                            struct bsh__spawn_error *why)
 {
     struct stat st;
     if (cwd != NULL && stat(cwd, &st) < 0)
-        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
-                    prefix, cwd, strerror(errno));
+        cwd_failure(why, prefix, cwd, errno);
     else if (cwd != NULL && !S_ISDIR(st.st_mode))
-        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
-                    prefix, cwd, strerror(ENOTDIR));
+        cwd_failure(why, prefix, cwd, ENOTDIR);
     else if (cwd != NULL && access(cwd, X_OK) < 0)
-        bsh__format(why, why_len, "%s: cannot use working directory '%s': %s",
-                    prefix, cwd, strerror(errno));
+        cwd_failure(why, prefix, cwd, errno);
     else
-        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+        fail(why, rc, BSH_ERR_SPAWN, prefix);
 }
 
 /* Where the child's stdio comes from: fd 0 opened from a path, fds 1 and 2
@@ -165,25 +186,25 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
 }
 
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
-                     struct bsh__spawn *sp, char *why, size_t why_len)
+                     struct bsh__spawn *sp, struct bsh__spawn_error *why)
 {
     static const char prefix[] = "failed to spawn bash process";
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     int rc = 0;
     if (make_pipe(out) < 0 || make_pipe(err) < 0) {
         rc = errno;
-        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+        fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
     struct child_stdio io = {"/dev/null", O_RDONLY, out[1], err[1], false};
     rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
-        explain_failure(rc, cwd, prefix, why, why_len);
+        explain_failure(rc, cwd, prefix, why);
         goto cleanup;
     }
     if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0) {
         rc = errno; /* cannot happen on a fresh pipe; keep the path honest */
-        bsh__format(why, why_len, "%s: %s", prefix, strerror(rc));
+        fail(why, rc, BSH_ERR_SPAWN, prefix);
         kill(-sp->pid, SIGKILL);
         goto cleanup;
     }
@@ -219,12 +240,12 @@ static int open_master(char *name, size_t len)
 }
 
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   struct bsh__spawn *sp, char *why, size_t why_len)
+                   struct bsh__spawn *sp, struct bsh__spawn_error *why)
 {
     char slave[128];
     int master = open_master(slave, sizeof(slave));
     if (master < 0) {
-        bsh__format(why, why_len, "failed to open pty: %s", strerror(errno));
+        fail(why, errno, BSH_ERR_PTY, "failed to open pty");
         return -1;
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
@@ -232,8 +253,7 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     struct child_stdio io = {slave, O_RDWR, 0, 0, true};
     int rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
-        explain_failure(rc, cwd, "failed to spawn command in pty", why,
-                        why_len);
+        explain_failure(rc, cwd, "failed to spawn command in pty", why);
         master = bsh__close(master);
     }
     sp->out_fd = master;

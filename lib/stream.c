@@ -2,29 +2,33 @@
 /*
  * The stream of one run: its step loop and its lifecycle.
  *
- * One poll loop moves a stream forward. It polls whatever can: the output
- * fds (two pipes, or the PTY master), the child's exit watch once output
- * has ended, and an eventfd that a cancel writes to; the deadline is the
- * poll's timeout. No thread, no SIGCHLD, no waitpid(-1): the exit watch
- * says when our own child has exited.
+ * One poll loop moves a stream forward. It waits on whatever can tell it
+ * something (pollset.h): the output fds (two pipes, or the PTY master), the
+ * child's exit watch once output has ended, and an eventfd that a cancel
+ * writes to; the next wake-up (deadline.h) is the wait's bound. No thread,
+ * no SIGCHLD, no waitpid(-1) (child.h).
  *
  * Order of precedence on every step: a cancel, then a passed deadline,
  * then data. Reads are at most BSH_CHUNK_MAX bytes into the stream's one
  * buffer and alternate between stdout and stderr, so neither starves.
+ *
+ * Where the next features plug in: stdin (a writable slot in the poll set
+ * and a bounded buffer flushed by this loop), an idle timeout (a second
+ * time in next_wake()), signals and resize (calls on the child and the
+ * master), containment and limits (the spawn and the child's end), the
+ * end report (filled at the status item), the sandbox (the spawn).
  */
 #define _GNU_SOURCE
 #include "stream.h"
 #include "graveyard.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* A step that changed the phase: dispatch again. */
@@ -32,7 +36,7 @@
 
 /* Makes the stream poll readable without an fd event, for the phases
  * that have an item ready at once, and for a cancel. */
-void bsh__stream_wake(struct bsh_stream *s)
+static void wake(struct bsh_stream *s)
 {
     if (s->wakefd < 0)
         return;
@@ -41,134 +45,32 @@ void bsh__stream_wake(struct bsh_stream *s)
     (void)n; /* a full counter is still readable */
 }
 
-/* Records an error found before the run could start. */
-void bsh__stream_fail(struct bsh_stream *s, const char *fmt, ...)
+static void set_error(struct bsh_stream *s, enum bsh_error_kind kind,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_error(struct bsh_stream *s, enum bsh_error_kind kind,
+                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     if (vsnprintf(s->error, sizeof(s->error), fmt, ap) < 0)
         s->error[0] = '\0';
     va_end(ap);
-    s->has_error = true;
+    s->error_kind = kind;
+}
+
+void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(s->error, sizeof(s->error), fmt, ap) < 0)
+        s->error[0] = '\0';
+    va_end(ap);
+    s->error_kind = kind;
     s->phase = PHASE_ERROR;
-    bsh__stream_wake(s);
-}
-
-static bool deadline_passed(struct bsh_stream *s)
-{
-    if (!s->deadline_set)
-        return false;
-    if (!s->deadline_hit)
-        s->deadline_hit = mono_ns_until(s->deadline) <= 0;
-    return s->deadline_hit;
-}
-
-/* The exit watch polled readable. Once the child has exited its fd stays
- * readable, so it leaves the pollable fd's set. */
-static void note_exit(struct bsh_stream *s)
-{
-    s->exited = bsh__exitwatch_exited(&s->exit);
-    if (s->exited)
-        bsh__stream_fd_remove(s, s->exit.fd);
-}
-
-bool bsh__stream_next_wake(const struct bsh_stream *s, struct timespec *at)
-{
-    if (s->phase == PHASE_ENDING) {
-        *at = s->kill_deadline;
-        if (s->exit.fd < 0) { /* no exit watch: look every 2 ms */
-            struct timespec soon = mono_add_ms(mono_now(), 2);
-            if (mono_before(soon, *at))
-                *at = soon;
-        }
-        return true;
-    }
-    if (s->phase != PHASE_RUNNING)
-        return false;
-    bool has = s->deadline_set;
-    if (has)
-        *at = s->deadline;
-    if (s->master_hup) {
-        struct timespec soon = mono_add_ms(mono_now(), BSH__HUP_RECHECK_MS);
-        if (!has || mono_before(soon, *at))
-            *at = soon;
-        has = true;
-    }
-    return has;
-}
-
-/* The time left until the next wake-up, for ppoll (nanosecond precision:
- * the timeout item is due the moment the deadline passes); NULL without
- * one. */
-static const struct timespec *time_left(const struct bsh_stream *s,
-                                        struct timespec *left)
-{
-    struct timespec at;
-    if (!bsh__stream_next_wake(s, &at))
-        return NULL;
-    int64_t ns = mono_ns_until(at);
-    if (ns < 0)
-        ns = 0;
-    left->tv_sec = (time_t)(ns / 1000000000);
-    left->tv_nsec = (long)(ns % 1000000000);
-    return left;
-}
-
-/* Waits for events (or only looks, when !block) and records them. Returns
- * the number of fds that polled ready. */
-static int wait_events(struct bsh_stream *s, bool block)
-{
-    struct pollfd p[4];
-    enum bsh__tag tags[4];
-    nfds_t n = 0;
-    for (int i = 0; i < 2; i++) {
-        if (s->fds[i] >= 0 && !(i == 0 && s->master_hup)) {
-            p[n] = (struct pollfd){s->fds[i], POLLIN, 0};
-            tags[n++] = (enum bsh__tag)i;
-        }
-    }
-    if (s->exit_watched && !s->exited && s->exit.fd >= 0) {
-        p[n] = (struct pollfd){s->exit.fd, POLLIN, 0};
-        tags[n++] = TAG_EXIT;
-    }
-    p[n] = (struct pollfd){s->wakefd, POLLIN, 0};
-    tags[n++] = TAG_WAKE;
-    struct timespec left, zero = {0, 0};
-    int rc = ppoll(p, n, block ? time_left(s, &left) : &zero, NULL);
-    for (nfds_t k = 0; rc > 0 && k < n; k++) {
-        if (p[k].revents == 0)
-            continue;
-        if (tags[k] == TAG_OUT || tags[k] == TAG_ERR)
-            s->ready[tags[k]] = true;
-        else if (tags[k] == TAG_EXIT)
-            note_exit(s);
-        /* TAG_WAKE: a cancel, seen through its flag. */
-    }
-    return rc > 0 ? rc : 0;
-}
-
-static void release_fds(struct bsh_stream *s)
-{
-    s->fds[0] = bsh__close(s->fds[0]);
-    s->fds[1] = bsh__close(s->fds[1]);
-    s->held_master = bsh__close(s->held_master);
-    bsh__exitwatch_close(&s->exit);
-}
-
-static void status_item(struct bsh_item *item, int status, bool timed_out)
-{
-    memset(item, 0, sizeof(*item));
-    item->kind = BSH_ITEM_STATUS;
-    if (timed_out) {
-        item->has_signal = true;
-        item->signal = -1;
-    } else if (WIFSIGNALED(status)) {
-        item->has_signal = true;
-        item->signal = WTERMSIG(status);
-    } else {
-        item->has_exit_code = true;
-        item->exit_code = WEXITSTATUS(status);
-    }
+    wake(s);
 }
 
 /* Records why waiting for the child failed. ECHILD and ESRCH mean that
@@ -176,20 +78,116 @@ static void status_item(struct bsh_item *item, int status, bool timed_out)
  * children reaped by the kernel. */
 static void wait_error(struct bsh_stream *s, int err)
 {
-    const char *why = err == ECHILD || err == ESRCH
-                          ? "the child was reaped elsewhere (is SIGCHLD "
-                            "ignored?)"
-                          : strerror(err);
-    bsh__format(s->error, sizeof(s->error),
-                "failed to wait for bash process: %s", why);
-    s->has_error = true;
+    set_error(s, BSH_ERR_WAIT, "failed to wait for bash process: %s",
+              err == ECHILD || err == ESRCH
+                  ? "the child was reaped elsewhere (is SIGCHLD ignored?)"
+                  : strerror(err));
 }
 
-/* Ends the stream with an error (or silently, for the wrapper). */
+/* Ends the stream with its error (or silently, for the wrapper). */
 static int end_with_error(struct bsh_stream *s)
 {
     s->phase = PHASE_DONE;
     return s->quiet ? 0 : BSH_ESTREAM;
+}
+
+/* ---- time -------------------------------------------------------------- */
+
+/* When the stream must look again without an fd event; false: never. */
+static bool next_wake(const struct bsh_stream *s, struct timespec *at)
+{
+    bool has = false;
+    if (s->phase == PHASE_ENDING) {
+        *at = s->kill_deadline;
+        has = true;
+    } else if (s->phase == PHASE_RUNNING && s->deadline.set) {
+        *at = s->deadline.at;
+        has = true;
+    }
+    /* A hung-up master, or an ending without an exit watch: look soon. */
+    int soon_ms = s->phase == PHASE_RUNNING && s->master_hup
+                      ? BSH__HUP_RECHECK_MS
+                  : s->phase == PHASE_ENDING && s->child.watch < 0 ? 2
+                                                                   : -1;
+    if (soon_ms > 0) {
+        struct timespec soon = mono_add_ms(mono_now(), soon_ms);
+        if (!has || mono_before(soon, *at))
+            *at = soon;
+        has = true;
+    }
+    return has;
+}
+
+/* Keeps the pollable fd's timer on the next wake-up (no-op until the
+ * pollable fd exists). */
+static void sync_timer(struct bsh_stream *s)
+{
+    if (s->polls.epfd < 0)
+        return;
+    struct timespec at = {0, 0};
+    bool want = next_wake(s, &at);
+    int fd = bsh__deadline_timer(&s->deadline, want, at);
+    if (fd >= 0)
+        bsh__pollset_watch(&s->polls, SLOT_TIMER, fd);
+}
+
+/* ---- waiting ------------------------------------------------------------- */
+
+/* The exit watch polled readable. Once the child has exited the watch
+ * stays readable, so it leaves the poll set. */
+static void note_exit(struct bsh_stream *s)
+{
+    if (bsh__child_check_exit(&s->child))
+        bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
+}
+
+/* Waits for events (or only looks, when !block) and takes them in.
+ * Returns the number of ready slots. */
+static int wait_events(struct bsh_stream *s, bool block)
+{
+    struct timespec at, left, zero = {0, 0};
+    const struct timespec *timeout =
+        !block ? &zero : bsh__deadline_left(next_wake(s, &at), at, &left);
+    int n = bsh__pollset_wait(&s->polls, timeout);
+    for (int i = 0; i < 2; i++)
+        if (bsh__pollset_take(&s->polls, (enum bsh__slot)(SLOT_OUT + i)))
+            s->ready[i] = true;
+    if (bsh__pollset_take(&s->polls, SLOT_EXIT))
+        note_exit(s);
+    /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
+    s->polls.ready = 0;
+    return n;
+}
+
+/* Starts watching for the child's exit; -1 with errno when it cannot. */
+static int watch_exit(struct bsh_stream *s)
+{
+    if (s->polls.fd[SLOT_EXIT] >= 0 || s->child.exited)
+        return 0;
+    int fd = bsh__child_watch(&s->child);
+    return fd < 0 ? -1 : bsh__pollset_watch(&s->polls, SLOT_EXIT, fd);
+}
+
+/* The exit cannot be watched (out of fds): the run ends with an error. */
+static int watch_failed(struct bsh_stream *s, int err);
+
+/* ---- the end of a run ---------------------------------------------------- */
+
+static void close_outputs(struct bsh_stream *s)
+{
+    bsh__pollset_unwatch(&s->polls, SLOT_OUT);
+    bsh__pollset_unwatch(&s->polls, SLOT_ERR);
+    s->out[0] = bsh__close(s->out[0]);
+    s->out[1] = bsh__close(s->out[1]);
+    s->held_master = bsh__close(s->held_master);
+    s->master_hup = false;
+}
+
+static void release_all(struct bsh_stream *s)
+{
+    close_outputs(s);
+    bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
+    bsh__child_release(&s->child);
 }
 
 /* Kills the run and starts the bounded wait for the child: the status
@@ -199,25 +197,14 @@ static int finish(struct bsh_stream *s, bool timed_out)
 {
     s->end_timed_out = timed_out;
     s->phase = PHASE_ENDING;
-    /* The leader is not reaped yet, so its pid still names our group.
-     * Killed before the PTY master closes, whose hang-up would otherwise
+    /* Killed before the PTY master closes, whose hang-up would otherwise
      * reach the session first as SIGHUP. */
-    s->kill_errno = kill(-s->pid, SIGKILL) < 0 ? errno : 0;
-    s->fds[0] = bsh__close(s->fds[0]);
-    s->fds[1] = bsh__close(s->fds[1]);
-    s->held_master = bsh__close(s->held_master);
-    s->master_hup = false;
+    s->kill_errno = bsh__child_signal_group(&s->child, SIGKILL);
+    close_outputs(s);
     /* A group we may not signal at all (its processes turned into another
      * user) will not die: no use waiting for it. */
     s->kill_deadline =
         mono_add_ms(mono_now(), s->kill_errno == EPERM ? 0 : BSH__KILL_WAIT_MS);
-    if (!s->exit_watched) {
-        s->exit_watched = true;
-        int fd = bsh__exitwatch_arm(&s->exit);
-        if (fd >= 0)
-            bsh__stream_fd_add(s, fd, TAG_EXIT);
-        /* Without an exit watch the wait is a poll of waitpid. */
-    }
     return STEP_AGAIN;
 }
 
@@ -226,22 +213,18 @@ static int finish(struct bsh_stream *s, bool timed_out)
 static int abandon(struct bsh_stream *s)
 {
     if (s->kill_errno != 0)
-        bsh__format(s->error, sizeof(s->error),
-                    "failed to kill the run: %s; process %d (which may have "
-                    "changed its user id) was left running",
-                    strerror(s->kill_errno), (int)s->pid);
+        set_error(s, BSH_ERR_KILL,
+                  "failed to kill the run: %s; process %d (which may have "
+                  "changed its user id) was left running",
+                  strerror(s->kill_errno), (int)s->child.pid);
     else
-        bsh__format(s->error, sizeof(s->error),
-                    "process %d did not exit within %d ms of SIGKILL; it "
-                    "was left running",
-                    (int)s->pid, BSH__KILL_WAIT_MS);
-    s->has_error = true;
-    bsh__stream_fd_remove(s, s->exit.fd);
-    bsh__graveyard_add(s->pid, s->exit.polling ? -1 : s->exit.fd);
-    if (!s->exit.polling)
-        s->exit.fd = -1;
-    s->pid = -1;
-    release_fds(s);
+        set_error(s, BSH_ERR_KILL,
+                  "process %d did not exit within %d ms of SIGKILL; it was "
+                  "left running",
+                  (int)s->child.pid, BSH__KILL_WAIT_MS);
+    bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
+    bsh__child_abandon(&s->child);
+    release_all(s);
     return end_with_error(s);
 }
 
@@ -249,35 +232,53 @@ static int abandon(struct bsh_stream *s)
 static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     for (;;) {
-        int status = 0;
-        pid_t r = waitpid(s->pid, &status, WNOHANG);
-        if (r == s->pid) {
-            s->pid = -1;
-            release_fds(s);
+        int r = bsh__child_reap(&s->child);
+        if (r == 1) {
+            release_all(s);
             s->phase = PHASE_DONE;
-            status_item(item, status, s->end_timed_out);
+            bsh__child_status_item(&s->child, s->end_timed_out, item);
             return 1;
         }
-        if (r < 0 && errno != EINTR) {
-            int err = errno;
-            s->pid = -1;
-            release_fds(s);
-            wait_error(s, err);
+        if (r < 0) {
+            wait_error(s, errno);
+            s->child.pid = -1;
+            release_all(s);
             return end_with_error(s);
         }
         if (mono_ns_until(s->kill_deadline) <= 0)
             return abandon(s);
+        if (watch_exit(s) < 0)
+            bsh__child_release(&s->child); /* look every 2 ms instead */
         if (wait_events(s, block) == 0 && !block)
             return BSH_EAGAIN;
     }
 }
 
+/* Kills, reaps (bounded) and closes whatever the stream still runs; its
+ * status, if any, is dropped. */
+static void abort_run(struct bsh_stream *s)
+{
+    struct bsh_item dropped;
+    if (s->phase == PHASE_RUNNING)
+        finish(s, false);
+    while (s->phase == PHASE_ENDING)
+        step_ending(s, &dropped, true);
+    release_all(s);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static int watch_failed(struct bsh_stream *s, int err)
+{
+    abort_run(s);
+    wait_error(s, err);
+    return end_with_error(s);
+}
+
 static int read_error(struct bsh_stream *s, int err)
 {
-    bsh__format(s->error, sizeof(s->error), "failed to read output: %s",
-                strerror(err));
-    s->has_error = true;
-    bsh__stream_abort(s);
+    abort_run(s);
+    set_error(s, BSH_ERR_READ, "failed to read output: %s", strerror(err));
     return end_with_error(s);
 }
 
@@ -286,59 +287,48 @@ static int read_error(struct bsh_stream *s, int err)
  * SIGHUP to a child that merely closed its own terminal fds. */
 static void end_output(struct bsh_stream *s, int i)
 {
-    bsh__stream_fd_remove(s, s->fds[i]);
-    if (s->pty) {
-        s->held_master = s->fds[i];
-        s->fds[i] = -1;
-    } else {
-        s->fds[i] = bsh__close(s->fds[i]);
-    }
+    bsh__pollset_unwatch(&s->polls, (enum bsh__slot)(SLOT_OUT + i));
+    if (s->pty)
+        s->held_master = s->out[i];
+    else
+        bsh__close(s->out[i]);
+    s->out[i] = -1;
     s->master_hup = false;
-}
-
-/* Starts watching for the child's exit. The exit watch is polled only
- * once output has ended (or the PTY hung up): while output flows, an
- * exited child would keep it readable and spin the loop. */
-static int watch_exit(struct bsh_stream *s)
-{
-    if (s->exit_watched)
-        return 0;
-    s->exit_watched = true;
-    int fd = bsh__exitwatch_arm(&s->exit);
-    if (fd < 0 || bsh__stream_fd_add(s, fd, TAG_EXIT) < 0) {
-        wait_error(s, errno);
-        bsh__stream_abort(s);
-        return -1;
-    }
-    return 0;
 }
 
 /* Every slave fd of the PTY is closed (EIO), yet the child lives: a
  * process may still open /dev/tty again, so the master stays; it is
  * looked at every BSH__HUP_RECHECK_MS and read to its end once the child
  * has exited. */
-static int master_hung_up(struct bsh_stream *s, int i)
+static int master_hung_up(struct bsh_stream *s)
 {
     if (!s->master_hup) {
         s->master_hup = true;
-        bsh__stream_fd_remove(s, s->fds[i]);
+        bsh__pollset_unwatch(&s->polls, SLOT_OUT);
     }
-    return watch_exit(s);
+    return watch_exit(s) < 0 ? watch_failed(s, errno) : 0;
 }
 
-/* Reads one chunk from an output that polled readable. Returns 1 with an
- * item, 0 when nothing was read (drained or EOF), or an error. */
+/* The master answered again: a slave was opened. */
+static void master_back(struct bsh_stream *s)
+{
+    if (s->master_hup) {
+        s->master_hup = false;
+        bsh__pollset_watch(&s->polls, SLOT_OUT, s->out[0]);
+    }
+}
+
+/* Reads one chunk from output `i`. Returns 1 with an item, 0 when nothing
+ * was read (drained or EOF), or an error. */
 static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
 {
     ssize_t n;
     do
-        n = read(s->fds[i], s->buf, sizeof(s->buf));
+        n = read(s->out[i], s->buf, sizeof(s->buf));
     while (n < 0 && errno == EINTR);
+    if (n > 0 || (n < 0 && errno == EAGAIN))
+        master_back(s);
     if (n > 0) {
-        if (s->master_hup) { /* a slave was opened again */
-            s->master_hup = false;
-            bsh__stream_fd_add(s, s->fds[i], (enum bsh__tag)i);
-        }
         /* A full read suggests more is waiting: read again before polling. */
         s->ready[i] = n == (ssize_t)sizeof(s->buf);
         memset(item, 0, sizeof(*item));
@@ -349,17 +339,12 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
         return 1;
     }
     s->ready[i] = false;
-    if (n < 0 && errno == EAGAIN) {
-        if (s->master_hup) { /* reopened, nothing written yet */
-            s->master_hup = false;
-            bsh__stream_fd_add(s, s->fds[i], (enum bsh__tag)i);
-        }
+    if (n < 0 && errno == EAGAIN)
         return 0;
-    }
     /* EIO: how a PTY master says that no slave fd is open. It is the end
-     * only once the child has exited (SPEC 2.4). */
-    if (n < 0 && errno == EIO && s->pty && !s->exited)
-        return master_hung_up(s, i) < 0 ? end_with_error(s) : 0;
+     * only once the child has exited. */
+    if (n < 0 && errno == EIO && s->pty && !s->child.exited)
+        return master_hung_up(s);
     if (n == 0 || errno == EIO) {
         end_output(s, i);
         return 0;
@@ -371,7 +356,7 @@ static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
 {
     for (int k = 0; k < 2; k++) {
         int i = (s->turn + k) % 2;
-        if (s->fds[i] < 0 || !s->ready[i])
+        if (s->out[i] < 0 || !s->ready[i])
             continue;
         int rc = read_chunk(s, i, item);
         if (rc != 0 || s->phase != PHASE_RUNNING) {
@@ -384,12 +369,39 @@ static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
 
 static bool outputs_open(const struct bsh_stream *s)
 {
-    return s->fds[0] >= 0 || s->fds[1] >= 0;
+    return s->out[0] >= 0 || s->out[1] >= 0;
 }
 
 static bool outputs_ready(const struct bsh_stream *s)
 {
-    return (s->fds[0] >= 0 && s->ready[0]) || (s->fds[1] >= 0 && s->ready[1]);
+    return (s->out[0] >= 0 && s->ready[0]) || (s->out[1] >= 0 && s->ready[1]);
+}
+
+/* Both outputs have ended: the child's exit is what is left to see. A
+ * child that has exited by now needs no exit watch at all. */
+static int await_exit(struct bsh_stream *s)
+{
+    if (!s->child.exited && s->polls.fd[SLOT_EXIT] < 0 &&
+        !bsh__child_exited_now(&s->child) && watch_exit(s) < 0)
+        return watch_failed(s, errno);
+    return s->child.exited ? finish(s, false) : 0;
+}
+
+/* Waits, or without blocking decides that nothing is ready. A look asks
+ * the poll set once after each BSH_EAGAIN: until then, what it reported
+ * is all there is, so a drained output costs no second look. */
+static int wait_or_give_up(struct bsh_stream *s, bool block)
+{
+    if (block) {
+        wait_events(s, true);
+        return 0;
+    }
+    if (s->looked) {
+        s->looked = false;
+        return BSH_EAGAIN;
+    }
+    s->looked = true;
+    return wait_events(s, false) == 0 ? (s->looked = false, BSH_EAGAIN) : 0;
 }
 
 static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
@@ -397,7 +409,7 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
     for (;;) {
         if (atomic_load(&s->cancelled))
             return finish(s, false);
-        if (deadline_passed(s))
+        if (bsh__deadline_passed(&s->deadline))
             return finish(s, true);
         if (s->master_hup)
             s->ready[0] = true; /* look again */
@@ -408,13 +420,13 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
             if (outputs_ready(s) || !outputs_open(s))
                 continue;
         } else {
-            if (watch_exit(s) < 0)
-                return end_with_error(s);
-            if (s->exited)
-                return finish(s, false);
+            int rc = await_exit(s);
+            if (rc != 0 || s->phase != PHASE_RUNNING)
+                return rc;
         }
-        if (wait_events(s, block) == 0 && !block)
-            return BSH_EAGAIN;
+        int rc = wait_or_give_up(s, block);
+        if (rc != 0)
+            return rc;
     }
 }
 
@@ -429,7 +441,7 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             return end_with_error(s);
         case PHASE_TIMEOUT:
             s->phase = PHASE_DONE;
-            status_item(item, 0, true);
+            bsh__child_status_item(&s->child, true, item);
             return 1;
         case PHASE_RUNNING:
             rc = step_running(s, item, block);
@@ -441,11 +453,14 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             return 0;
         }
         if (rc == BSH_EAGAIN)
-            bsh__stream_fd_sync_timer(s);
+            sync_timer(s);
         if (rc != STEP_AGAIN)
             return rc;
     }
 }
+
+/* ---- the public calls ------------------------------------------------------
+ */
 
 int bsh_stream_next(struct bsh_stream *s, struct bsh_item *item)
 {
@@ -457,16 +472,16 @@ int bsh_stream_try_next(struct bsh_stream *s, struct bsh_item *item)
     return next_item(s, item, false);
 }
 
-/* Kills, reaps (bounded) and closes whatever the stream still runs; the
- * status, if any, is dropped. */
-void bsh__stream_abort(struct bsh_stream *s)
+int bsh_stream_fd(struct bsh_stream *s)
 {
-    struct bsh_item dropped;
-    if (s->phase == PHASE_RUNNING && s->pid > 0)
-        finish(s, false);
-    while (s->phase == PHASE_ENDING)
-        step_ending(s, &dropped, true);
-    release_fds(s);
+    if (s == NULL)
+        return -1;
+    if (s->polls.epfd < 0) {
+        if (bsh__pollset_pollable(&s->polls) < 0)
+            return -1;
+        sync_timer(s);
+    }
+    return s->polls.epfd;
 }
 
 void bsh_stream_cancel(struct bsh_stream *s)
@@ -474,18 +489,26 @@ void bsh_stream_cancel(struct bsh_stream *s)
     if (s == NULL)
         return;
     atomic_store(&s->cancelled, 1);
-    bsh__stream_wake(s);
+    wake(s);
 }
 
 const char *bsh_stream_error(const struct bsh_stream *s)
 {
-    return s != NULL && s->has_error ? s->error : NULL;
+    return s != NULL && s->error_kind != BSH_ERR_NONE ? s->error : NULL;
+}
+
+enum bsh_error_kind bsh_stream_error_kind(const struct bsh_stream *s)
+{
+    return s != NULL ? s->error_kind : BSH_ERR_NONE;
 }
 
 int bsh_stream_pid(const struct bsh_stream *s)
 {
-    return s != NULL ? (int)s->pid : -1;
+    return s != NULL ? (int)s->child.pid : -1;
 }
+
+/* ---- lifecycle --------------------------------------------------------------
+ */
 
 struct bsh_stream *bsh__stream_new(bool quiet)
 {
@@ -495,23 +518,53 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     memset(s, 0, sizeof(*s));
     s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;
-    s->pid = -1;
-    s->fds[0] = s->fds[1] = -1;
-    s->held_master = s->epfd = s->timerfd = -1;
-    s->exit.fd = -1;
+    bsh__child_init(&s->child, -1);
+    s->out[0] = s->out[1] = s->held_master = -1;
+    bsh__pollset_init(&s->polls);
+    bsh__deadline_init(&s->deadline);
     atomic_init(&s->cancelled, 0);
     s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (s->wakefd < 0) /* e.g. out of fds: an error of the stream */
-        bsh__stream_fail(s, "failed to start the run: %s", strerror(errno));
+        bsh__stream_fail(s, BSH_ERR_RESOURCES, "failed to start the run: %s",
+                         strerror(errno));
+    else
+        bsh__pollset_watch(&s->polls, SLOT_WAKE, s->wakefd);
     return s;
+}
+
+void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
+                              int64_t timeout_ms)
+{
+    bsh__deadline_start(&s->deadline, start, timeout_ms);
+}
+
+void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
+{
+    bsh__child_init(&s->child, p->pid);
+    s->pty = p->pty;
+    s->out[0] = p->out_fd;
+    s->out[1] = p->err_fd;
+    for (int i = 0; i < 2; i++)
+        if (s->out[i] >= 0)
+            bsh__pollset_watch(&s->polls, (enum bsh__slot)(SLOT_OUT + i),
+                               s->out[i]);
+    s->phase = PHASE_RUNNING;
+}
+
+void bsh__stream_time_out_now(struct bsh_stream *s)
+{
+    abort_run(s);
+    s->phase = PHASE_TIMEOUT;
+    wake(s);
 }
 
 void bsh_stream_free(struct bsh_stream *s)
 {
     if (s == NULL)
         return;
-    bsh__stream_abort(s);
-    bsh__stream_fd_release(s);
+    abort_run(s);
+    bsh__pollset_release(&s->polls);
+    bsh__deadline_release(&s->deadline);
     bsh__close(s->wakefd);
     free(s);
     bsh__graveyard_sweep();

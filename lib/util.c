@@ -28,3 +28,9 @@ void bsh__format(char *buf, size_t size, const char *fmt, ...)
     if (n < 0 && size > 0)
         buf[0] = '\0';
 }
+
+void bsh_run_opts_init(struct bsh_run_opts *opts)
+{
+    if (opts != NULL)
+        *opts = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
+}

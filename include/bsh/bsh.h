@@ -32,6 +32,10 @@ extern "C" {
 #define BSH_VERSION_MINOR  1
 #define BSH_VERSION_PATCH  0
 #define BSH_VERSION_STRING "0.1.0"
+/** The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, for
+ *  `#if BSH_VERSION_NUMBER >= 100` tests. */
+#define BSH_VERSION_NUMBER \
+    (BSH_VERSION_MAJOR * 10000 + BSH_VERSION_MINOR * 100 + BSH_VERSION_PATCH)
 
 /** The version of the library linked at run time, e.g. "0.1.0". */
 BSH_API const char *bsh_version(void);
@@ -47,6 +51,23 @@ enum bsh_status {
     BSH_ESTREAM = -3, /* the stream ended with an error: bsh_stream_error() */
     BSH_EAGAIN = -4,  /* bsh_stream_try_next(): nothing ready yet */
     BSH_ENOMEM = -5,  /* out of memory */
+};
+
+/**
+ * What ended a stream with an error (bsh_stream_error_kind()), for callers
+ * that act on it; bsh_stream_error() has the text. New kinds may be added:
+ * treat an unknown one like BSH_ERR_SPAWN.
+ */
+enum bsh_error_kind {
+    BSH_ERR_NONE = 0,  /* no error */
+    BSH_ERR_ENV_NAME,  /* an environment variable name is not valid */
+    BSH_ERR_CWD,       /* the working directory cannot be used */
+    BSH_ERR_SPAWN,     /* bash could not be started (exec, argument size) */
+    BSH_ERR_PTY,       /* the pseudo-terminal could not be set up */
+    BSH_ERR_READ,      /* reading the output failed */
+    BSH_ERR_WAIT,      /* waiting for the child failed (SIGCHLD ignored?) */
+    BSH_ERR_KILL,      /* the run could not be killed; it was left running */
+    BSH_ERR_RESOURCES, /* out of file descriptors, processes or memory */
 };
 
 /** The longest message a bsh_error holds, with its NUL. */
@@ -120,21 +141,29 @@ struct bsh_env_var {
 
 /**
  * What to run. Everything is borrowed and only needs to persist until
- * bsh_run() returns. Zero-initialise, then set what you need; a zero
- * `timeout_ms` means "time out at once", so start from BSH_RUN_OPTS_INIT.
+ * bsh_run() returns. Start from bsh_run_opts_init() (or BSH_RUN_OPTS_INIT)
+ * and set what you need: fields added in later versions then keep their
+ * defaults. Note that a zero `timeout_ms` means "time out at once".
  */
 struct bsh_run_opts {
-    const char *command;           /* run as: bash -c <command> */
+    const char *command;           /* run as: bash -c -- <command> */
     const char *cwd;               /* NULL or "": inherit */
     const struct bsh_env_var *env; /* NULL: inherit unchanged; no NULL values */
     size_t env_count;              /* later duplicates win */
     int64_t timeout_ms;            /* BSH_NO_TIMEOUT, 0, or > 0 */
     bool pty;                      /* 24x80 pseudo-terminal instead of pipes */
 };
-#define BSH_RUN_OPTS_INIT                          \
-    {                                              \
-        NULL, NULL, NULL, 0, BSH_NO_TIMEOUT, false \
+
+/** The defaults, as a C initialiser (designated, so it names no field
+ *  that may move). */
+#define BSH_RUN_OPTS_INIT            \
+    {                                \
+        .timeout_ms = BSH_NO_TIMEOUT \
     }
+
+/** Sets every field of `opts` to its default: no command, inherit the
+ *  working directory and environment, no timeout, pipes. */
+BSH_API void bsh_run_opts_init(struct bsh_run_opts *opts);
 
 enum bsh_item_kind {
     BSH_ITEM_STDOUT = 1, /* 1..BSH_CHUNK_MAX bytes of stdout */
@@ -158,6 +187,13 @@ struct bsh_item {
     bool has_signal;
     int signal; /* the killing signal, or -1 for a timeout */
 };
+
+/** True when `item` is the timeout item (a status with signal -1). */
+static inline bool bsh_item_timed_out(const struct bsh_item *item)
+{
+    return item->kind == BSH_ITEM_STATUS && item->has_signal &&
+           item->signal == -1;
+}
 
 struct bsh_stream;
 
@@ -214,6 +250,10 @@ BSH_API void bsh_stream_cancel(struct bsh_stream *stream);
 
 /** The message of the error that ended the stream, or NULL. */
 BSH_API const char *bsh_stream_error(const struct bsh_stream *stream);
+
+/** The kind of that error, BSH_ERR_NONE when there is none. */
+BSH_API enum bsh_error_kind
+bsh_stream_error_kind(const struct bsh_stream *stream);
 
 /** The child's process id (its process group id), or -1 when none runs. */
 BSH_API int bsh_stream_pid(const struct bsh_stream *stream);
