@@ -27,6 +27,8 @@ static int usage_error(struct cli_args *a, const char *fmt, ...)
 
 static int parse_timeout(struct cli_args *a, const char *s)
 {
+    if (s == NULL)
+        return usage_error(a, "missing timeout");
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
@@ -49,6 +51,8 @@ static int parse_timeout(struct cli_args *a, const char *s)
  * which reports a bad one as an error of the run. */
 static int add_env(struct cli_args *a, const char *s)
 {
+    if (s == NULL)
+        return usage_error(a, "missing --env value");
     const char *eq = strchr(s, '=');
     if (eq == NULL)
         return usage_error(a, "invalid --env '%s': expected NAME=VALUE", s);
@@ -83,16 +87,16 @@ enum opt {
 };
 
 struct opt_spec {
+    const char *long_name;
     enum opt opt;
     char short_name;
-    const char *long_name;
     bool takes_value;
 };
 
 static const struct opt_spec opt_specs[] = {
-    {OPT_CWD, 'C', "cwd", true},         {OPT_ENV, 'e', "env", true},
-    {OPT_TIMEOUT, 't', "timeout", true}, {OPT_PTY, 'p', "pty", false},
-    {OPT_JSON, 0, "json", false},        {OPT_KEEP_LOGS, 0, "keep-logs", false},
+    {"cwd", OPT_CWD, 'C', true},         {"env", OPT_ENV, 'e', true},
+    {"timeout", OPT_TIMEOUT, 't', true}, {"pty", OPT_PTY, 'p', false},
+    {"json", OPT_JSON, 0, false},        {"keep-logs", OPT_KEEP_LOGS, 0, false},
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */

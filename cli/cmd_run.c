@@ -42,7 +42,7 @@ struct run_state {
 
 static int status_exit(const struct bsh_item *item)
 {
-    if (item->has_signal && item->signal == -1)
+    if (bsh_item_timed_out(item))
         return EXIT_TIMED_OUT;
     if (item->has_signal)
         return EXIT_SIGNAL_BASE + item->signal;

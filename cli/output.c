@@ -41,7 +41,7 @@ size_t base64_encode(const unsigned char *in, size_t len, char *out)
             v |= (unsigned)in[i + 1] << 8;
         out[o++] = abc[v >> 18];
         out[o++] = abc[(v >> 12) & 63];
-        out[o++] = i + 1 < len ? abc[(v >> 6) & 63] : '=';
+        out[o++] = (char)(i + 1 < len ? abc[(v >> 6) & 63] : '=');
         out[o++] = '=';
     }
     out[o] = '\0';

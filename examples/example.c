@@ -26,7 +26,7 @@ int main(int argc, char **argv)
             fwrite(item.data, 1, item.len, stdout);
         else if (item.kind == BSH_ITEM_STDERR)
             fwrite(item.data, 1, item.len, stderr);
-        else if (item.has_signal && item.signal == -1)
+        else if (bsh_item_timed_out(&item))
             printf("[timed out]\n");
         else if (item.has_signal)
             printf("[killed by signal %d]\n", item.signal);

@@ -30,8 +30,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-extern char **environ;
-
 /* Moves a pipe end that landed on 0, 1 or 2 (the caller had closed its
  * own stdio) above 2, so that the dup2 file actions cannot clobber it. */
 static int move_above_stdio(int fd)
@@ -132,12 +130,10 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
                             struct bsh__spawn_error *why)
 {
     struct stat st;
-    if (cwd != NULL && stat(cwd, &st) < 0)
+    if (cwd != NULL && (stat(cwd, &st) < 0 || access(cwd, X_OK) < 0))
         cwd_failure(why, prefix, cwd, errno);
     else if (cwd != NULL && !S_ISDIR(st.st_mode))
         cwd_failure(why, prefix, cwd, ENOTDIR);
-    else if (cwd != NULL && access(cwd, X_OK) < 0)
-        cwd_failure(why, prefix, cwd, errno);
     else
         fail(why, rc, BSH_ERR_SPAWN, prefix);
 }

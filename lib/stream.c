@@ -145,7 +145,7 @@ static void note_exit(struct bsh_stream *s)
  * Returns the number of ready slots. */
 static int wait_events(struct bsh_stream *s, bool block)
 {
-    struct timespec at, left, zero = {0, 0};
+    struct timespec at = {0, 0}, left, zero = {0, 0};
     const struct timespec *timeout =
         !block ? &zero : bsh__deadline_left(next_wake(s, &at), at, &left);
     int n = bsh__pollset_wait(&s->polls, timeout);

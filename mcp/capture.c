@@ -289,9 +289,7 @@ static void shares(size_t chars, size_t out_need, size_t err_need,
                    size_t *out_share, size_t *err_share)
 {
     size_t half = chars / 2;
-    if (out_need <= chars && err_need <= chars - out_need)
-        *out_share = out_need;
-    else if (out_need <= half)
+    if ((out_need <= chars && err_need <= chars - out_need) || out_need <= half)
         *out_share = out_need;
     else if (err_need <= half)
         *out_share = chars - err_need;

@@ -190,7 +190,9 @@ static void end_input(struct server *sv)
     sv->eof = true;
     if (sv->len > 0 && !sv->skipping)
         handle_message(sv, sv->line, sv->len);
-    sv->len = 0;
+    /* clang-analyzer sees mcp_feed()'s buffer leak on the next line;
+     * end_server() frees it on every path. */
+    sv->len = 0; // NOLINT(clang-analyzer-unix.Malloc)
 }
 
 static void read_input(struct server *sv)

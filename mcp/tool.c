@@ -150,7 +150,7 @@ static void ending_line(const struct call *c, const struct bsh_item *st,
     buf[0] = '\0';
     if (error != NULL)
         snprintf(buf, size, "error: %s", error);
-    else if (st->has_signal && st->signal == -1)
+    else if (bsh_item_timed_out(st))
         snprintf(buf, size, "timed out after %lld ms",
                  (long long)c->timeout_ms);
     else if (st->has_signal)
@@ -199,8 +199,9 @@ static void answer(struct call *c, const struct bsh_item *st, const char *error)
         return;
     }
     json_t *text = joined_text(&po, &pe, &ending);
-    bool timed_out = error == NULL && st->has_signal && st->signal == -1;
+    bool timed_out = error == NULL && bsh_item_timed_out(st);
     bool failed = error != NULL || ending.len > 0;
+    json_int_t omitted = (json_int_t)po.omitted + (json_int_t)pe.omitted;
     json_t *structured = json_pack(
         "{s:o, s:o, s:b, s:s%, s:s%, s:I}", "exit_code",
         error == NULL && st->has_exit_code ? json_integer(st->exit_code)
@@ -209,7 +210,7 @@ static void answer(struct call *c, const struct bsh_item *st, const char *error)
         error == NULL && st->has_signal && !timed_out ? json_integer(st->signal)
                                                       : json_null(),
         "timed_out", timed_out, "stdout", po.text, po.len, "stderr", pe.text,
-        pe.len, "truncated_bytes", (json_int_t)(po.omitted + pe.omitted));
+        pe.len, "truncated_bytes", omitted);
     if (error != NULL)
         json_object_set_new(structured, "error",
                             json_stringn(ending.text + 7, ending.len - 7));

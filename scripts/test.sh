@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds bsh and runs every test: the normal
-# build (warnings as errors), an ASan+UBSan build with gcc and one with
+# Installs what is missing, builds bsh and runs every test: format,
+# cppcheck and clang-tidy, the normal build (warnings as errors), an
+# ASan+UBSan build with gcc and one with
 # clang, valgrind memcheck over the unit and integration tests, and a
 # short libFuzzer run of each fuzz target (BSH_FUZZ_SECONDS, default 30).
 # Ends with one summary line: "bsh: N passed, N failed".
@@ -51,13 +52,18 @@ npm_install() { # the official MCP SDK for the MCP tests, pinned by package-lock
 static_analysis() { # cppcheck over the sources; any finding fails
     cppcheck --enable=warning,style,performance,portability --inline-suppr \
         --suppress=missingIncludeSystem --error-exitcode=1 -q --std=c11 \
-        -I include -I lib -I mcp -I cli -I common lib cli mcp common
+        -I include -I lib -I mcp -I cli -I common -I linre lib cli mcp common linre
+}
+
+clang_tidy() { # .clang-tidy's checks over the sources, on the dev build's commands
+    clang-tidy -p build/dev --quiet lib/*.c cli/*.c mcp/*.c common/*.c linre/*.c
 }
 
 step "format" format_check
 step "cppcheck" static_analysis
 step "npm ci (MCP SDK client)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
+step "clang-tidy" clang_tidy
 step "tests" run_ctest build/dev -LE valgrind
 step "build asan+ubsan (gcc)" configure_build build/asan-gcc gcc "${asan[@]}"
 step "tests asan+ubsan (gcc)" run_ctest build/asan-gcc

@@ -62,6 +62,7 @@ void drain(struct bsh_stream *s, struct result *r)
         take_item(r, &it);
     }
     r->end_rc = rc;
+    r->error_kind = bsh_stream_error_kind(s);
     const char *e = bsh_stream_error(s);
     if (rc < 0 && e != NULL)
         snprintf(r->error, sizeof(r->error), "%s", e);
@@ -87,6 +88,7 @@ void drain_pollable(struct bsh_stream *s, struct result *r)
         }
     }
     r->end_rc = rc;
+    r->error_kind = bsh_stream_error_kind(s);
     const char *e = bsh_stream_error(s);
     if (rc < 0 && e != NULL)
         snprintf(r->error, sizeof(r->error), "%s", e);

@@ -27,6 +27,7 @@ struct result {
     bool after_status;  /* an item came after the status */
     struct bsh_item status;
     int end_rc; /* 0, or BSH_ESTREAM */
+    enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
     double ms;    /* wall time from bsh_run to the end */
     pid_t pid;    /* the child's pid, as first seen */

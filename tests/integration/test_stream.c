@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -328,10 +329,37 @@ static void test_environment(void)
         ok(r.end_rc == BSH_ESTREAM && r.statuses == 0 && r.out_len == 0,
            "bad env name: the stream yields an error and ends");
         is_str(r.error, msg, "with the reference's message");
+        is_int(r.error_kind, BSH_ERR_ENV_NAME, "and its kind");
         ok(r.pid == -1 && access("should-not-exist", F_OK) != 0,
            "and nothing was spawned");
         result_free(&r);
     }
+}
+
+/* The public contract that lets callers grow with the library. */
+static void test_contract(void)
+{
+    struct bsh_run_opts o;
+    memset(&o, 0x5a, sizeof(o));
+    bsh_run_opts_init(&o);
+    ok(o.command == NULL && o.cwd == NULL && o.env == NULL &&
+           o.env_count == 0 && o.timeout_ms == BSH_NO_TIMEOUT && !o.pty,
+       "bsh_run_opts_init: every field at its default");
+    struct bsh_run_opts lit = BSH_RUN_OPTS_INIT;
+    ok(memcmp(&lit, &o, offsetof(struct bsh_run_opts, pty) + 1) == 0,
+       "BSH_RUN_OPTS_INIT: the same defaults");
+    is_int(BSH_VERSION_NUMBER,
+           BSH_VERSION_MAJOR * 10000 + BSH_VERSION_MINOR * 100 +
+               BSH_VERSION_PATCH,
+           "BSH_VERSION_NUMBER");
+    struct result r;
+    run_simple("exit 0", BSH_NO_TIMEOUT, &r);
+    ok(r.error_kind == BSH_ERR_NONE && !bsh_item_timed_out(&r.status),
+       "a clean run: no error kind, not timed out");
+    result_free(&r);
+    run_simple("sleep 5", 100, &r);
+    ok(bsh_item_timed_out(&r.status), "bsh_item_timed_out on a timeout");
+    result_free(&r);
 }
 
 static void test_cwd_and_spawn_errors(void)
@@ -362,6 +390,7 @@ static void test_cwd_and_spawn_errors(void)
                strncmp(r.error, "failed to spawn bash process: ", 30) == 0 &&
                strstr(r.error, "/nonexistent/dir") != NULL,
            "missing working directory: a spawn error naming it, no status");
+        is_int(r.error_kind, BSH_ERR_CWD, "of kind BSH_ERR_CWD");
         diag("%s", r.error);
     }
     result_free(&r);
@@ -500,7 +529,7 @@ static void test_pollable_fd_wakes(void)
         poll(&p, 1, 5000);
         rc = bsh_stream_try_next(s, &it);
     }
-    ok(rc == 1 && it.has_signal && it.signal == -1 && mono_ms() - t0 < 3000,
+    ok(rc == 1 && bsh_item_timed_out(&it) && mono_ms() - t0 < 3000,
        "an outside poll wakes for the deadline: timeout item");
     bsh_stream_free(s);
 
@@ -535,6 +564,7 @@ int main(void)
     test_exit_fidelity();
     test_raw_bytes();
     test_ten_megabytes_both();
+    test_contract();
     test_timeouts();
     test_group_kill();
     test_cancel_contexts();
