@@ -126,6 +126,8 @@ static void sync_timer(struct bsh_stream *s)
         return;
     struct timespec at = {0, 0};
     bool want = next_wake(s, &at);
+    if (!want && s->deadline.timerfd < 0)
+        return; /* no timer wanted, none made */
     int fd = bsh__deadline_timer(&s->deadline, want, at);
     if (fd >= 0)
         bsh__pollset_watch(&s->polls, SLOT_TIMER, fd);
@@ -328,6 +330,10 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
     while (n < 0 && errno == EINTR);
     if (n > 0 || (n < 0 && errno == EAGAIN))
         master_back(s);
+    if (s->guessing) { /* learn which outputs are busy */
+        s->idle[i] = n < 0 && errno == EAGAIN ? s->idle[i] + 1 : 0;
+        s->got_data |= n > 0;
+    }
     if (n > 0) {
         /* A full read suggests more is waiting: read again before polling. */
         s->ready[i] = n == (ssize_t)sizeof(s->buf);
@@ -387,25 +393,69 @@ static int await_exit(struct bsh_stream *s)
     return s->child.exited ? finish(s, false) : 0;
 }
 
-/* Waits, or without blocking decides that nothing is ready. A look asks
- * the poll set once after each BSH_EAGAIN: until then, what it reported
- * is all there is, so a drained output costs no second look. */
+/* An output that had nothing on this many guesses in a row is read on a
+ * wake only when the others had nothing either. */
+#define IDLE_GUESSES 2
+
+/* Marks open outputs as ready to read: those not believed idle
+ * (`all` false), or every one. Returns how many it marked. */
+static int guess_ready(struct bsh_stream *s, bool all)
+{
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        if (s->out[i] >= 0 && !s->ready[i] &&
+            (all || s->idle[i] < IDLE_GUESSES)) {
+            s->ready[i] = true;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Waits, or without blocking decides that nothing is ready.
+ *
+ * A caller of try_next polls the stream's fd between BSH_EAGAIN and its
+ * next call, and while output flows that fd is readable because of an
+ * output. So the next call reads the open outputs straight away instead
+ * of asking the poll set what it already told the caller: first those
+ * that had data last time, then, if none had, the others. It looks
+ * through the poll set only for the child's exit. */
 static int wait_or_give_up(struct bsh_stream *s, bool block)
 {
     if (block) {
         wait_events(s, true);
         return 0;
     }
-    if (s->looked) {
-        s->looked = false;
-        return BSH_EAGAIN;
+    bool second_pass = s->guessing && !s->got_data;
+    s->guessing = false;
+    if (second_pass && guess_ready(s, true) > 0)
+        return 0; /* the outputs believed idle, once */
+    if (s->polls.fd[SLOT_EXIT] >= 0 && !s->looked) {
+        s->looked = true;
+        if (wait_events(s, false) > 0)
+            return 0;
     }
-    s->looked = true;
-    return wait_events(s, false) == 0 ? (s->looked = false, BSH_EAGAIN) : 0;
+    s->looked = false;
+    s->woken = true;
+    return BSH_EAGAIN;
+}
+
+/* The first non-blocking step after a BSH_EAGAIN: the caller's poll most
+ * likely woke for output. */
+static void take_wake(struct bsh_stream *s, bool block)
+{
+    if (block || !s->woken)
+        return;
+    s->woken = false;
+    s->guessing = true;
+    s->got_data = false;
+    if (guess_ready(s, false) == 0)
+        guess_ready(s, true);
 }
 
 static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
+    take_wake(s, block);
     for (;;) {
         if (atomic_load(&s->cancelled))
             return finish(s, false);
@@ -548,6 +598,7 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
         if (s->out[i] >= 0)
             bsh__pollset_watch(&s->polls, (enum bsh__slot)(SLOT_OUT + i),
                                s->out[i]);
+    s->woken = true; /* the first try_next reads at once */
     s->phase = PHASE_RUNNING;
 }
 

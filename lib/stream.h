@@ -43,7 +43,12 @@ struct bsh_stream {
     int turn;        /* which output to read first */
     int held_master; /* PTY master after its EOF, kept open until the end */
     bool master_hup; /* PTY: no slave fd open (EIO), the child alive */
-    bool looked;     /* try_next asked the poll set since its last EAGAIN */
+    /* Non-blocking steps (see wait_or_give_up): */
+    bool woken;    /* try_next returned EAGAIN: its caller has polled */
+    bool guessing; /* reading outputs on a guess since that wake */
+    bool got_data; /* and one of them had data */
+    int idle[2];   /* guesses in a row that found an output empty */
+    bool looked;   /* the poll set was asked since the last EAGAIN */
     struct bsh__pollset polls;
     struct bsh__deadline deadline;
     bool end_timed_out;            /* PHASE_ENDING: yield the timeout item */
