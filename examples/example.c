@@ -9,7 +9,8 @@
 
 int main(int argc, char **argv)
 {
-    struct bsh_run_opts opts = BSH_RUN_OPTS_INIT;
+    struct bsh_run_opts opts;
+    bsh_run_opts_init(&opts);
     opts.command = argc > 1 ? argv[1] : "echo hello; echo oops >&2; exit 3";
     opts.timeout_ms = 5000;
 

@@ -22,22 +22,23 @@ bool bsh__pattern_matches(size_t index, const char *s, size_t len);
  * out of memory. Callers have validated the names. */
 char **bsh__env_build(const struct bsh_env_var *vars, size_t count);
 
-/* spawn.c: start bash -c -- `command`. On success fills the child's pid
- * and the parent's ends (pipes: out and err; PTY: out is the master, err
- * -1) and returns 0. On failure returns -1 with the reason in `why`. */
-struct bsh__spawn {
+/* A started process, as spawn.c hands it to the stream. */
+struct bsh__started {
     pid_t pid;
-    int out_fd;
-    int err_fd;
+    int out_fd, err_fd; /* PTY: the master and -1 */
+    bool pty;
 };
+
+/* spawn.c: start bash -c -- `command`. On success fills `sp` and returns
+ * 0; on failure returns -1 with the kind and reason in `why`. */
 struct bsh__spawn_error {
     enum bsh_error_kind kind;
     char text[BSH_ERROR_MAX];
 };
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
-                     struct bsh__spawn *sp, struct bsh__spawn_error *why);
+                     struct bsh__started *sp, struct bsh__spawn_error *why);
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   struct bsh__spawn *sp, struct bsh__spawn_error *why);
+                   struct bsh__started *sp, struct bsh__spawn_error *why);
 
 /* util.c: closes `fd` if it is open; returns -1, so that `fd =
  * bsh__close(fd)` leaves no stale number behind. */

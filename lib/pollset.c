@@ -38,6 +38,12 @@ void bsh__pollset_unwatch(struct bsh__pollset *ps, enum bsh__slot slot)
     ps->ready &= ~(1u << slot);
 }
 
+void bsh__pollset_forget(struct bsh__pollset *ps, enum bsh__slot slot)
+{
+    ps->fd[slot] = -1;
+    ps->ready &= ~(1u << slot);
+}
+
 static bool is_zero(const struct timespec *t)
 {
     return t != NULL && t->tv_sec == 0 && t->tv_nsec == 0;

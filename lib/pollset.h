@@ -36,6 +36,10 @@ int bsh__pollset_watch(struct bsh__pollset *ps, enum bsh__slot slot, int fd);
 /* Stops watching `slot` (its fd stays open). */
 void bsh__pollset_unwatch(struct bsh__pollset *ps, enum bsh__slot slot);
 
+/* Forgets `slot` whose fd is about to be closed: closing it takes it out
+ * of the epoll set, so no epoll_ctl is needed. */
+void bsh__pollset_forget(struct bsh__pollset *ps, enum bsh__slot slot);
+
 /* Waits until a watched fd is ready or `timeout` passes (NULL: no bound;
  * zero: only looks) and records the ready slots in ps->ready. Once the
  * epoll set exists, a look asks it, which already knows what is ready,

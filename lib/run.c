@@ -55,7 +55,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         }
     }
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
-    struct bsh__spawn sp = {-1, -1, -1};
+    struct bsh__started sp = {-1, -1, -1, o->pty};
     struct bsh__spawn_error why;
     int rc = o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, &why)
                     : bsh__spawn_pipes(o->command, cwd, envp, &sp, &why);
@@ -64,8 +64,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         bsh__stream_fail(s, why.kind, "%s", why.text);
         return;
     }
-    struct bsh__started started = {sp.pid, sp.out_fd, sp.err_fd, o->pty};
-    bsh__stream_start(s, &started);
+    bsh__stream_start(s, &sp);
 }
 
 static void start(struct bsh_stream *s, const struct bsh_run_opts *o,

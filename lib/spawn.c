@@ -182,7 +182,7 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
 }
 
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
-                     struct bsh__spawn *sp, struct bsh__spawn_error *why)
+                     struct bsh__started *sp, struct bsh__spawn_error *why)
 {
     static const char prefix[] = "failed to spawn bash process";
     int out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -206,6 +206,7 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
     }
     sp->out_fd = out[0];
     sp->err_fd = err[0];
+    sp->pty = false;
     out[0] = err[0] = -1;
 cleanup:
     bsh__close(out[0]);
@@ -236,7 +237,7 @@ static int open_master(char *name, size_t len)
 }
 
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   struct bsh__spawn *sp, struct bsh__spawn_error *why)
+                   struct bsh__started *sp, struct bsh__spawn_error *why)
 {
     char slave[128];
     int master = open_master(slave, sizeof(slave));
@@ -254,5 +255,6 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     }
     sp->out_fd = master;
     sp->err_fd = -1;
+    sp->pty = true;
     return rc == 0 ? 0 : -1;
 }

@@ -177,8 +177,8 @@ static int watch_failed(struct bsh_stream *s, int err);
 
 static void close_outputs(struct bsh_stream *s)
 {
-    bsh__pollset_unwatch(&s->polls, SLOT_OUT);
-    bsh__pollset_unwatch(&s->polls, SLOT_ERR);
+    bsh__pollset_forget(&s->polls, SLOT_OUT);
+    bsh__pollset_forget(&s->polls, SLOT_ERR);
     s->out[0] = bsh__close(s->out[0]);
     s->out[1] = bsh__close(s->out[1]);
     s->held_master = bsh__close(s->held_master);
@@ -289,11 +289,13 @@ static int read_error(struct bsh_stream *s, int err)
  * SIGHUP to a child that merely closed its own terminal fds. */
 static void end_output(struct bsh_stream *s, int i)
 {
-    bsh__pollset_unwatch(&s->polls, (enum bsh__slot)(SLOT_OUT + i));
-    if (s->pty)
+    if (s->pty) {
+        bsh__pollset_unwatch(&s->polls, SLOT_OUT);
         s->held_master = s->out[i];
-    else
+    } else {
+        bsh__pollset_forget(&s->polls, (enum bsh__slot)(SLOT_OUT + i));
         bsh__close(s->out[i]);
+    }
     s->out[i] = -1;
     s->master_hup = false;
 }

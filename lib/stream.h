@@ -62,13 +62,6 @@ struct bsh_stream {
     _Alignas(64) unsigned char buf[BSH_CHUNK_MAX];
 };
 
-/* What a spawn hands to the stream. */
-struct bsh__started {
-    pid_t pid;
-    int out_fd, err_fd; /* PTY: the master and -1 */
-    bool pty;
-};
-
 struct bsh_stream *bsh__stream_new(bool quiet);
 
 /* The run's deadline, counted from `start`. */

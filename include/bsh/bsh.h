@@ -215,6 +215,10 @@ struct bsh_stream;
  * running: the stream ends with an error naming its pid, and a later
  * bsh_run() or bsh_stream_free() reaps it once it exits, without
  * blocking. No call ever waits without a bound.
+ *
+ * Returns BSH_OK; BSH_EGUARD (rejected, `err` says why; nothing started);
+ * BSH_EINVAL (NULL `opts`, `command` or `out`, env_count without env, a
+ * NULL env value, timeout_ms below BSH_NO_TIMEOUT); BSH_ENOMEM.
  */
 BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
                     struct bsh_error *err);
@@ -222,11 +226,15 @@ BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
 /**
  * Pull the next item, blocking until one is ready. Returns 1 with `*item`
  * filled, 0 when the stream has ended, or BSH_ESTREAM when it ended with an
- * error (text from bsh_stream_error()); every later call returns 0.
+ * error (bsh_stream_error() and bsh_stream_error_kind() say which: a bad
+ * env name or cwd, a spawn, PTY, read or wait failure, a run that could
+ * not be killed, out of fds or memory); every later call returns 0.
+ * BSH_EINVAL for a NULL argument.
  */
 BSH_API int bsh_stream_next(struct bsh_stream *stream, struct bsh_item *item);
 
-/** As bsh_stream_next(), but returns BSH_EAGAIN instead of blocking. */
+/** As bsh_stream_next(), but returns BSH_EAGAIN instead of blocking: poll
+ *  bsh_stream_fd() before calling again. */
 BSH_API int bsh_stream_try_next(struct bsh_stream *stream,
                                 struct bsh_item *item);
 
