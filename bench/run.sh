@@ -22,21 +22,21 @@ field() { # field KEY <<< "report": the value of KEY=
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# measure KEY ROUNDS ARGS...: runs floor and bsh in pairs ROUNDS times,
-# the order swapped every round (the VM's drift would otherwise favour
-# one side), and keeps KEY from each report. Sets FLOOR_V and BSH_V to
+# paired GETTER ROUNDS ARGS...: runs `GETTER PROGRAM ARGS...` for the floor
+# and for bsh ROUNDS times, in pairs whose order swaps every round (the
+# VM's drift would otherwise favour one side). Sets FLOOR_V and BSH_V to
 # the medians, and RATIO to the median of the per-round ratios bsh/floor.
-measure() {
-    local key=$1 rounds=$2
+paired() {
+    local get=$1 rounds=$2
     shift 2
     local f=() b=() r=() fv bv i
     for i in $(seq "$rounds"); do
         if [ $((i % 2)) -eq 1 ]; then
-            fv=$("$FLOOR" "$@" | field "$key")
-            bv=$("$BSH" "$@" | field "$key")
+            fv=$("$get" "$FLOOR" "$@")
+            bv=$("$get" "$BSH" "$@")
         else
-            bv=$("$BSH" "$@" | field "$key")
-            fv=$("$FLOOR" "$@" | field "$key")
+            bv=$("$get" "$BSH" "$@")
+            fv=$("$get" "$FLOOR" "$@")
         fi
         f+=("$fv")
         b+=("$bv")
@@ -46,23 +46,19 @@ measure() {
     BSH_V=$(printf '%s\n' "${b[@]}" | median)
     RATIO=$(printf '%s\n' "${r[@]}" | median)
 }
-
-# syscalls ROUNDS ARGS...: syscalls per data read (bench/syscount.c), in
-# pairs as above; sets FLOOR_V, BSH_V (medians) and RATIO.
-syscalls() {
-    local rounds=$1
+report_key() { # report_key PROGRAM ARGS...: the value of $KEY in its report
+    "$@" | field "$KEY"
+}
+per_read() { # per_read PROGRAM ARGS...: syscalls per data read (syscount.c)
+    LD_PRELOAD=$SYSCOUNT "$@" 2>&1 >/dev/null | field per_read
+}
+measure() { # measure KEY ROUNDS ARGS...: paired medians of one report field
+    KEY=$1
     shift
-    local f=() b=() r=() fv bv i
-    for i in $(seq "$rounds"); do
-        fv=$(LD_PRELOAD=$SYSCOUNT "$FLOOR" "$@" 2>&1 >/dev/null | field per_read)
-        bv=$(LD_PRELOAD=$SYSCOUNT "$BSH" "$@" 2>&1 >/dev/null | field per_read)
-        f+=("$fv")
-        b+=("$bv")
-        r+=("$(awk -v a="$bv" -v b="$fv" 'BEGIN { printf "%.4f", a / b }')")
-    done
-    FLOOR_V=$(printf '%s\n' "${f[@]}" | median)
-    BSH_V=$(printf '%s\n' "${b[@]}" | median)
-    RATIO=$(printf '%s\n' "${r[@]}" | median)
+    paired report_key "$@"
+}
+syscalls() { # syscalls ROUNDS ARGS...: paired syscalls per data read
+    paired per_read "$@"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 row() { printf '| %s | %s | %s | %s | %s |\n' "$@"; }

@@ -45,6 +45,18 @@ static void wake(struct bsh_stream *s)
     (void)n; /* a full counter is still readable */
 }
 
+static void set_error_v(struct bsh_stream *s, enum bsh_error_kind kind,
+                        const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void set_error_v(struct bsh_stream *s, enum bsh_error_kind kind,
+                        const char *fmt, va_list ap)
+{
+    if (vsnprintf(s->error, sizeof(s->error), fmt, ap) < 0)
+        s->error[0] = '\0';
+    s->error_kind = kind;
+}
+
 static void set_error(struct bsh_stream *s, enum bsh_error_kind kind,
                       const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -54,10 +66,8 @@ static void set_error(struct bsh_stream *s, enum bsh_error_kind kind,
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vsnprintf(s->error, sizeof(s->error), fmt, ap) < 0)
-        s->error[0] = '\0';
+    set_error_v(s, kind, fmt, ap);
     va_end(ap);
-    s->error_kind = kind;
 }
 
 void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
@@ -65,10 +75,8 @@ void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
 {
     va_list ap;
     va_start(ap, fmt);
-    if (vsnprintf(s->error, sizeof(s->error), fmt, ap) < 0)
-        s->error[0] = '\0';
+    set_error_v(s, kind, fmt, ap);
     va_end(ap);
-    s->error_kind = kind;
     s->phase = PHASE_ERROR;
     wake(s);
 }
