@@ -10,9 +10,11 @@
  *    drops whatever else the caller leaked, so only 0, 1 and 2 reach bash;
  *  - all signal dispositions back to SIG_DFL and an empty signal mask, even
  *    if the caller ignores SIGPIPE or blocks signals;
- *  - pipes: a new process group (pgid = pid) and stdin from /dev/null;
- *    PTY: a new session whose controlling terminal is the slave, acquired
- *    by opening it in the file actions after setsid;
+ *  - a new session (so a new process group, pgid = sid = pid): pipes with
+ *    stdin from /dev/null and no controlling terminal at all, so that
+ *    nothing in the run can read or stop on the caller's terminal; PTY:
+ *    the slave as the controlling terminal, acquired by opening it in the
+ *    file actions after setsid;
  *  - the working directory is a chdir file action, so a bad one fails the
  *    spawn instead of running somewhere else.
  */
@@ -62,9 +64,9 @@ static int set_nonblocking(int fd)
     return fcntl(fd, F_SETFL, O_NONBLOCK);
 }
 
-/* Attributes shared by both modes: default dispositions, empty mask, and
- * either a new process group or a new session. */
-static int init_attr(posix_spawnattr_t *attr, bool new_session)
+/* Attributes of both modes: default dispositions, empty mask, and a new
+ * session. */
+static int init_attr(posix_spawnattr_t *attr)
 {
     sigset_t all, none;
     /* Not sigfillset(): glibc leaves its two internal signals (32, 33) out
@@ -74,8 +76,8 @@ static int init_attr(posix_spawnattr_t *attr, bool new_session)
      * kernel. */
     memset(&all, 0xff, sizeof(all));
     sigemptyset(&none);
-    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
-    flags |= new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;
+    short flags =
+        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID;
     int rc = posix_spawnattr_init(attr);
     if (rc == 0)
         rc = posix_spawnattr_setflags(attr, flags);
@@ -83,8 +85,6 @@ static int init_attr(posix_spawnattr_t *attr, bool new_session)
         rc = posix_spawnattr_setsigdefault(attr, &all);
     if (rc == 0)
         rc = posix_spawnattr_setsigmask(attr, &none);
-    if (rc == 0 && !new_session)
-        rc = posix_spawnattr_setpgroup(attr, 0);
     return rc;
 }
 
@@ -144,8 +144,6 @@ struct child_stdio {
     const char *in_path;
     int in_flags;
     int out_fd, err_fd;
-    bool new_session; /* PTY: setsid, so that opening the slave makes it
-                         the controlling terminal */
 };
 
 /* Spawns `bash -c command`; returns posix_spawn's error number or 0. */
@@ -166,7 +164,7 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
     if (rc == 0)
         rc = add_common_actions(&fa, cwd);
     if (rc == 0)
-        have_attr = (rc = init_attr(&attr, io->new_session)) == 0;
+        have_attr = (rc = init_attr(&attr)) == 0;
     if (rc == 0) {
         /* "--": a COMMAND that starts with '-' is a command, not an
          * option of bash. */
@@ -192,7 +190,7 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
-    struct child_stdio io = {"/dev/null", O_RDONLY, out[1], err[1], false};
+    struct child_stdio io = {"/dev/null", O_RDONLY, out[1], err[1]};
     rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, prefix, why);
@@ -247,7 +245,7 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
-    struct child_stdio io = {slave, O_RDWR, 0, 0, true};
+    struct child_stdio io = {slave, O_RDWR, 0, 0};
     int rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, "failed to spawn command in pty", why);

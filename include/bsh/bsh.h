@@ -263,7 +263,8 @@ BSH_API const char *bsh_stream_error(const struct bsh_stream *stream);
 BSH_API enum bsh_error_kind
 bsh_stream_error_kind(const struct bsh_stream *stream);
 
-/** The child's process id (its process group id), or -1 when none runs. */
+/** The child's process id (also its session and process group id), or -1
+ *  when none runs. */
 BSH_API int bsh_stream_pid(const struct bsh_stream *stream);
 
 /**

@@ -110,6 +110,17 @@ for sig in QUIT USR1 USR2 ALRM TERM VTALRM PROF XCPU PWR RTMIN+1 RTMAX; do
     ok $? "SIG$sig to bsh: exit $want, and the command is gone"
 done
 
+# --- a session per run, pipe mode too -------------------------------------------
+if command -v script >/dev/null; then
+    t0=$(now_ms)
+    script -qec "$BSH run -t 5000 'cat /dev/tty; echo rc=\$?'" /dev/null </dev/null >"$T/tty" 2>&1
+    ms=$(($(now_ms) - t0))
+    grep -q 'No such device or address' "$T/tty" && grep -q 'rc=1' "$T/tty" && [ "$ms" -lt 3000 ]
+    ok $? "with a terminal of its own, bsh's command cannot open /dev/tty ($ms ms)"
+else
+    skip "a session per run in pipe mode" "no script(1)"
+fi
+
 # --- output and status -----------------------------------------------------------
 expect "pty: output after every terminal fd was closed once is kept" 0 \
     "EARLY\r\nLATE\r\n" "" -- \

@@ -337,6 +337,21 @@ static void test_environment(void)
 }
 
 /* The public contract that lets callers grow with the library. */
+/* Every run is a session of its own, in pipe mode too, with no
+ * controlling terminal: /dev/tty cannot be opened. */
+static void test_own_session(void)
+{
+    struct result r;
+    run_simple("read -a f < /proc/$$/stat; "
+               "[ \"${f[0]}\" = \"${f[5]}\" ] && echo leader; "
+               "[ \"${f[6]}\" = 0 ] && echo no-tty; "
+               "exec 3</dev/tty || echo no-ctty",
+               BSH_NO_TIMEOUT, &r);
+    is_str((char *)r.out, "leader\nno-tty\nno-ctty\n",
+           "pipe mode: bash leads its own session, without a terminal");
+    result_free(&r);
+}
+
 static void test_contract(void)
 {
     struct bsh_run_opts o;
@@ -564,6 +579,7 @@ int main(void)
     test_exit_fidelity();
     test_raw_bytes();
     test_ten_megabytes_both();
+    test_own_session();
     test_contract();
     test_timeouts();
     test_group_kill();
