@@ -4,7 +4,7 @@
  * a timeout it accepts also goes through the engine's deadline arithmetic.
  */
 #include "args.h"
-#include "clock.h"
+#include "mono.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Whatever timeout the parser lets through, the engine's deadline
      * arithmetic must not overflow (UBSan aborts if it does). */
     if (a.timeout_given && a.timeout_ms >= 0) {
-        struct timespec at = bsh__clock_add_ms(bsh__clock_now(), a.timeout_ms);
-        if (bsh__clock_ns_until(at) < 0 && a.timeout_ms > 1000)
+        struct timespec at = mono_add_ms(mono_now(), a.timeout_ms);
+        if (mono_ns_until(at) < 0 && a.timeout_ms > 1000)
             abort();
     }
     cli_args_release(&a);
