@@ -25,25 +25,25 @@ static int usage_error(struct cli_args *a, const char *fmt, ...)
     return -1;
 }
 
-static int parse_timeout(struct cli_args *a, const char *s)
+/* A whole number of milliseconds from 0 for option `what` (timeout,
+ * idle timeout, grace), into `*ms`. */
+static int parse_ms(struct cli_args *a, const char *what, const char *s,
+                    int64_t *ms)
 {
     if (s == NULL)
-        return usage_error(a, "missing timeout");
+        return usage_error(a, "missing %s", what);
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (s[0] >= '0' && s[0] <= '9' && *end == '\0' && errno == ERANGE)
-        return usage_error(a,
-                           "invalid timeout '%s': too large (at most %lld "
-                           "ms)",
-                           s, (long long)INT64_MAX);
+        return usage_error(a, "invalid %s '%s': too large (at most %lld ms)",
+                           what, s, (long long)INT64_MAX);
     if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0)
         return usage_error(a,
-                           "invalid timeout '%s': expected milliseconds, "
-                           "a whole number from 0",
-                           s);
-    a->timeout_ms = (int64_t)v;
-    a->timeout_given = true;
+                           "invalid %s '%s': expected milliseconds, a whole "
+                           "number from 0",
+                           what, s);
+    *ms = (int64_t)v;
     return 0;
 }
 
@@ -83,6 +83,8 @@ enum opt {
     OPT_PTY,
     OPT_JSON,
     OPT_KEEP_LOGS,
+    OPT_IDLE,
+    OPT_GRACE,
     OPT_NONE
 };
 
@@ -97,13 +99,14 @@ static const struct opt_spec opt_specs[] = {
     {"cwd", OPT_CWD, 'C', true},         {"env", OPT_ENV, 'e', true},
     {"timeout", OPT_TIMEOUT, 't', true}, {"pty", OPT_PTY, 'p', false},
     {"json", OPT_JSON, 0, false},        {"keep-logs", OPT_KEEP_LOGS, 0, false},
+    {"idle-timeout", OPT_IDLE, 0, true}, {"grace", OPT_GRACE, 0, true},
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */
 static unsigned allowed_opts(enum cli_command c)
 {
-    unsigned run_opts =
-        1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT | 1u << OPT_PTY;
+    unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
+                        1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE;
     switch (c) {
     case CLI_RUN:
         return run_opts | 1u << OPT_JSON;
@@ -151,7 +154,12 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_ENV:
         return add_env(a, value);
     case OPT_TIMEOUT:
-        return parse_timeout(a, value);
+        a->timeout_given = true;
+        return parse_ms(a, "timeout", value, &a->timeout_ms);
+    case OPT_IDLE:
+        return parse_ms(a, "idle timeout", value, &a->idle_timeout_ms);
+    case OPT_GRACE:
+        return parse_ms(a, "grace", value, &a->grace_ms);
     case OPT_PTY:
         a->pty = true;
         return 0;

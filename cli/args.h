@@ -26,6 +26,8 @@ struct cli_args {
     char **env_text;
     int64_t timeout_ms; /* BSH_NO_TIMEOUT when not given */
     bool timeout_given;
+    int64_t idle_timeout_ms; /* 0: none */
+    int64_t grace_ms;        /* 0: SIGKILL at once */
     bool pty;
     bool json;
     bool keep_logs;  /* mcp: leave the spill directory at exit */

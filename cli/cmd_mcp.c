@@ -34,6 +34,8 @@ int cmd_mcp(const struct cli_args *a)
         .max_calls = max_calls,
         .stop_fd = -1,
         .keep_logs = a->keep_logs,
+        .idle_timeout_ms = a->idle_timeout_ms,
+        .grace_ms = a->grace_ms,
     };
     for (size_t i = 0; i < a->env_count; i++) {
         if (!bsh_env_name_valid(a->env[i].name)) {

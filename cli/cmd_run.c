@@ -208,6 +208,8 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
     o.env_count = a->env_count;
     o.timeout_ms = a->timeout_ms;
     o.pty = a->pty;
+    o.idle_timeout_ms = a->idle_timeout_ms;
+    o.grace_ms = a->grace_ms;
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
     if (rc == BSH_EGUARD) {

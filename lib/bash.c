@@ -27,7 +27,10 @@ static const char tool_json[] =
     "line to run.\"},"
     "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
     "\"Deadline in milliseconds; the whole process group is killed when it "
-    "passes.\"}},"
+    "passes.\"},"
+    "\"idle_timeout_ms\":{\"type\":\"integer\",\"minimum\":1,"
+    "\"description\":\"End the run when it has printed nothing for this "
+    "many milliseconds.\"}},"
     "\"required\":[\"command\"]}}";
 
 const char *bsh_bash_tool_json(void)
@@ -81,6 +84,8 @@ struct bsh_bash *bsh_bash_new(const struct bsh_run_opts *opts)
         return NULL;
     b->opts.timeout_ms = o->timeout_ms;
     b->opts.pty = o->pty;
+    b->opts.idle_timeout_ms = o->idle_timeout_ms;
+    b->opts.grace_ms = o->grace_ms;
     if (o->cwd != NULL && (b->cwd = strdup(o->cwd)) == NULL)
         goto fail;
     b->opts.cwd = b->cwd;

@@ -82,6 +82,8 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
     }
     if (o->timeout_ms > 0)
         bsh__stream_set_deadline(s, started, o->timeout_ms);
+    s->idle_ms = o->idle_timeout_ms;
+    s->grace_ms = o->grace_ms;
     spawn_child(s, o);
     /* The reference spawns, then kills at once: one timeout item. */
     if (o->timeout_ms == 0 && bsh_stream_pid(s) > 0)
@@ -97,7 +99,7 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
         *out = NULL;
     if (o == NULL || o->command == NULL || out == NULL ||
         (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1 ||
-        !env_values_present(o))
+        o->idle_timeout_ms < 0 || o->grace_ms < 0 || !env_values_present(o))
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)

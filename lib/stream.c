@@ -108,9 +108,20 @@ static bool next_wake(const struct bsh_stream *s, struct timespec *at)
     if (s->phase == PHASE_ENDING) {
         *at = s->kill_deadline;
         has = true;
-    } else if (s->phase == PHASE_RUNNING && s->deadline.set) {
-        *at = s->deadline.at;
+    } else if (s->phase == PHASE_RUNNING && s->in_grace) {
+        *at = s->grace_until;
         has = true;
+    } else if (s->phase == PHASE_RUNNING) {
+        if (s->deadline.set) {
+            *at = s->deadline.at;
+            has = true;
+        }
+        if (s->idle_ms > 0) {
+            struct timespec idle = mono_add_ms(s->last_output, s->idle_ms);
+            if (!has || mono_before(idle, *at))
+                *at = idle;
+            has = true;
+        }
     }
     /* A hung-up master, or an ending without an exit watch: look soon. */
     int soon_ms = s->phase == PHASE_RUNNING && s->master_hup
@@ -203,9 +214,8 @@ static void release_all(struct bsh_stream *s)
 /* Kills the run and starts the bounded wait for the child: the status
  * (or the timeout item) comes once it has been reaped. Output still
  * unread is dropped: the run is over. */
-static int finish(struct bsh_stream *s, bool timed_out)
+static int finish(struct bsh_stream *s)
 {
-    s->end_timed_out = timed_out;
     s->phase = PHASE_ENDING;
     /* Killed before the PTY master closes, whose hang-up would otherwise
      * reach the session first as SIGHUP. */
@@ -216,6 +226,51 @@ static int finish(struct bsh_stream *s, bool timed_out)
     s->kill_deadline =
         mono_add_ms(mono_now(), s->kill_errno == EPERM ? 0 : BSH__KILL_WAIT_MS);
     return STEP_AGAIN;
+}
+
+/* A cancel's eventfd count, read so that the pollable fd stops polling
+ * readable while the run ends gracefully. */
+static void drain_wake(struct bsh_stream *s)
+{
+    uint64_t n;
+    if (s->wakefd >= 0 && read(s->wakefd, &n, sizeof(n)) < 0)
+        n = 0;
+}
+
+/* Ends the run for `why` (timeout, idle or cancel): with a grace period,
+ * SIGTERM to the whole run and on with its output until the period is
+ * over; otherwise SIGKILL at once. */
+static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
+{
+    s->end_reason = why;
+    s->end_timed_out = why == BSH_END_TIMEOUT || why == BSH_END_IDLE;
+    if (why == BSH_END_CANCEL)
+        drain_wake(s);
+    if (s->grace_ms > 0 && bsh__child_signal_group(&s->child, SIGTERM) == 0) {
+        s->in_grace = true;
+        s->grace_until = mono_add_ms(mono_now(), s->grace_ms);
+        s->cancels_seen = atomic_load(&s->cancelled);
+        return 0;
+    }
+    return finish(s);
+}
+
+/* Whether the run must end now, and why (BSH_END_NONE: not yet). */
+static enum bsh_end_reason must_end(struct bsh_stream *s)
+{
+    if (s->in_grace) /* over, or a second cancel: SIGKILL now */
+        return mono_ns_until(s->grace_until) <= 0 ||
+                       atomic_load(&s->cancelled) > s->cancels_seen
+                   ? BSH_END_CANCEL
+                   : BSH_END_NONE;
+    if (atomic_load(&s->cancelled))
+        return BSH_END_CANCEL;
+    if (bsh__deadline_passed(&s->deadline))
+        return BSH_END_TIMEOUT;
+    if (s->idle_ms > 0 &&
+        mono_ns_until(mono_add_ms(s->last_output, s->idle_ms)) <= 0)
+        return BSH_END_IDLE;
+    return BSH_END_NONE;
 }
 
 /* Gives up on a child that will not die: the graveyard reaps it later,
@@ -247,6 +302,9 @@ static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
             release_all(s);
             s->phase = PHASE_DONE;
             bsh__child_status_item(&s->child, s->end_timed_out, item);
+            if (s->end_reason == BSH_END_NONE)
+                s->end_reason =
+                    item->has_signal ? BSH_END_SIGNAL : BSH_END_EXIT;
             return 1;
         }
         if (r < 0) {
@@ -270,7 +328,7 @@ static void abort_run(struct bsh_stream *s)
 {
     struct bsh_item dropped;
     if (s->phase == PHASE_RUNNING)
-        finish(s, false);
+        finish(s);
     while (s->phase == PHASE_ENDING)
         step_ending(s, &dropped, true);
     release_all(s);
@@ -345,6 +403,8 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
         s->got_data |= n > 0;
     }
     if (n > 0) {
+        if (s->idle_ms > 0)
+            s->last_output = mono_now();
         /* A full read suggests more is waiting: read again before polling. */
         s->ready[i] = n == (ssize_t)sizeof(s->buf);
         memset(item, 0, sizeof(*item));
@@ -400,7 +460,7 @@ static int await_exit(struct bsh_stream *s)
     if (!s->child.exited && s->polls.fd[SLOT_EXIT] < 0 &&
         !bsh__child_exited_now(&s->child) && watch_exit(s) < 0)
         return watch_failed(s, errno);
-    return s->child.exited ? finish(s, false) : 0;
+    return s->child.exited ? finish(s) : 0;
 }
 
 /* An output that had nothing on this many guesses in a row is read on a
@@ -467,10 +527,12 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     take_wake(s, block);
     for (;;) {
-        if (atomic_load(&s->cancelled))
-            return finish(s, false);
-        if (bsh__deadline_passed(&s->deadline))
-            return finish(s, true);
+        enum bsh_end_reason why = must_end(s);
+        if (why != BSH_END_NONE) {
+            int rc = s->in_grace ? finish(s) : end_run(s, why);
+            if (rc != 0)
+                return rc;
+        }
         if (s->master_hup)
             s->ready[0] = true; /* look again */
         if (outputs_open(s)) {
@@ -501,6 +563,7 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             return end_with_error(s);
         case PHASE_TIMEOUT:
             s->phase = PHASE_DONE;
+            s->end_reason = BSH_END_TIMEOUT;
             bsh__child_status_item(&s->child, true, item);
             return 1;
         case PHASE_RUNNING:
@@ -548,13 +611,20 @@ void bsh_stream_cancel(struct bsh_stream *s)
 {
     if (s == NULL)
         return;
-    atomic_store(&s->cancelled, 1);
+    atomic_fetch_add(&s->cancelled, 1);
     wake(s);
 }
 
 const char *bsh_stream_error(const struct bsh_stream *s)
 {
     return s != NULL && s->error_kind != BSH_ERR_NONE ? s->error : NULL;
+}
+
+enum bsh_end_reason bsh_stream_end_reason(const struct bsh_stream *s)
+{
+    return s != NULL && s->phase == PHASE_DONE && s->error_kind == BSH_ERR_NONE
+               ? s->end_reason
+               : BSH_END_NONE;
 }
 
 enum bsh_error_kind bsh_stream_error_kind(const struct bsh_stream *s)
@@ -609,6 +679,7 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
             bsh__pollset_watch(&s->polls, (enum bsh__slot)(SLOT_OUT + i),
                                s->out[i]);
     s->woken = true; /* the first try_next reads at once */
+    s->last_output = mono_now();
     s->phase = PHASE_RUNNING;
 }
 

@@ -51,11 +51,18 @@ struct bsh_stream {
     bool looked;   /* the poll set was asked since the last EAGAIN */
     struct bsh__pollset polls;
     struct bsh__deadline deadline;
-    bool end_timed_out;            /* PHASE_ENDING: yield the timeout item */
+    bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
+    enum bsh_end_reason end_reason;
+    int64_t idle_ms;             /* idle timeout, 0: none */
+    struct timespec last_output; /* when output last came (or the start) */
+    int64_t grace_ms;            /* SIGTERM first, SIGKILL after this */
+    bool in_grace;               /* SIGTERM sent; SIGKILL at grace_until */
+    struct timespec grace_until;
+    int cancels_seen;              /* cancels when the grace began */
     int kill_errno;                /* why the kill failed, or 0 */
     struct timespec kill_deadline; /* PHASE_ENDING: when to give up */
     int wakefd;                    /* eventfd: written by a cancel */
-    atomic_int cancelled;
+    atomic_int cancelled;          /* how many cancels were asked for */
     enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
     /* Cache-line aligned: the kernel copies into it on every read. */

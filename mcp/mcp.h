@@ -21,6 +21,8 @@ struct mcp_config {
     bool dry_run;    /* validate tools/call but spawn nothing (fuzzing) */
     int stop_fd;     /* a signalfd of the signals that end the server, -1 */
     bool keep_logs;  /* leave the spill directory at exit */
+    int64_t idle_timeout_ms; /* default per call; 0: none */
+    int64_t grace_ms;        /* SIGTERM first, SIGKILL after this; 0 */
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS 600000

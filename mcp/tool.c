@@ -37,9 +37,28 @@ void tool_answer_error(json_t *id, const char *message)
 }
 
 /* Reads the arguments; false after answering a -32602 error. */
+/* Reads the optional integer argument `key` (at least `min`) into `*v`;
+ * false after answering a -32602 error. */
+static bool integer_argument(json_t *id, json_t *args, const char *key,
+                             json_int_t min, int64_t *v)
+{
+    json_t *t = json_object_get(args, key);
+    if (t == NULL || json_is_null(t))
+        return true;
+    if (!json_is_integer(t) || json_integer_value(t) < min) {
+        char why[128];
+        snprintf(why, sizeof(why), "bash_run: %s must be an integer >= %lld",
+                 key, (long long)min);
+        rpc_error(id, RPC_INVALID_PARAMS, why);
+        return false;
+    }
+    *v = json_integer_value(t);
+    return true;
+}
+
 static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
                             json_t *params, const char **command,
-                            int64_t *timeout_ms)
+                            int64_t *timeout_ms, int64_t *idle_ms)
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
@@ -66,16 +85,11 @@ static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
                               "character");
         return false;
     }
-    json_t *t = json_object_get(args, "timeout_ms");
     *timeout_ms = cfg->timeout_ms;
-    if (t != NULL && !json_is_null(t)) {
-        if (!json_is_integer(t) || json_integer_value(t) < 0) {
-            rpc_error(id, RPC_INVALID_PARAMS,
-                      "bash_run: timeout_ms must be an integer >= 0");
-            return false;
-        }
-        *timeout_ms = json_integer_value(t);
-    }
+    *idle_ms = cfg->idle_timeout_ms;
+    if (!integer_argument(id, args, "timeout_ms", 0, timeout_ms) ||
+        !integer_argument(id, args, "idle_timeout_ms", 1, idle_ms))
+        return false;
     *command = json_string_value(cmd);
     return true;
 }
@@ -84,8 +98,8 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
                         json_t *id, json_t *params)
 {
     const char *command;
-    int64_t timeout_ms;
-    if (!parse_arguments(cfg, id, params, &command, &timeout_ms))
+    int64_t timeout_ms, idle_ms;
+    if (!parse_arguments(cfg, id, params, &command, &timeout_ms, &idle_ms))
         return NULL;
     if (cfg->dry_run) {
         struct bsh_error err;
@@ -110,6 +124,8 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
     o.env_count = cfg->env_count;
     o.timeout_ms = timeout_ms;
     o.pty = cfg->pty;
+    o.idle_timeout_ms = idle_ms;
+    o.grace_ms = cfg->grace_ms;
     struct bsh_error err;
     int rc = bsh_run(&o, &c->stream, &err);
     if (rc != BSH_OK) {
@@ -124,6 +140,7 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
     if (json_is_string(token) || json_is_integer(token))
         c->progress_token = json_incref(token);
     c->timeout_ms = timeout_ms;
+    c->idle_ms = idle_ms;
     c->pty = cfg->pty;
     return c;
 }
@@ -150,6 +167,10 @@ static void ending_line(const struct call *c, const struct bsh_item *st,
     buf[0] = '\0';
     if (error != NULL)
         snprintf(buf, size, "error: %s", error);
+    else if (bsh_item_timed_out(st) &&
+             bsh_stream_end_reason(c->stream) == BSH_END_IDLE)
+        snprintf(buf, size, "timed out: no output for %lld ms",
+                 (long long)c->idle_ms);
     else if (bsh_item_timed_out(st))
         snprintf(buf, size, "timed out after %lld ms",
                  (long long)c->timeout_ms);

@@ -20,6 +20,7 @@ struct call {
     struct bsh_stream *stream;
     struct capture cap;
     int64_t timeout_ms;
+    int64_t idle_ms;
     bool pty;
     bool cancelled; /* by notifications/cancelled: end without a reply */
     double last_progress_ms;

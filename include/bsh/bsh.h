@@ -152,6 +152,14 @@ struct bsh_run_opts {
     size_t env_count;              /* later duplicates win */
     int64_t timeout_ms;            /* BSH_NO_TIMEOUT, 0, or > 0 */
     bool pty;                      /* 24x80 pseudo-terminal instead of pipes */
+    /* The run ends (the timeout item) once no output byte has come for
+     * this long; 0: never. */
+    int64_t idle_timeout_ms;
+    /* How a timeout, an idle timeout or a cancel ends the run: 0 sends
+     * SIGKILL to the whole run at once; G > 0 sends SIGTERM, goes on
+     * yielding output, and sends SIGKILL to what is left after G ms (or at
+     * once when the child has exited, or on a second cancel). */
+    int64_t grace_ms;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -218,7 +226,8 @@ struct bsh_stream;
  *
  * Returns BSH_OK; BSH_EGUARD (rejected, `err` says why; nothing started);
  * BSH_EINVAL (NULL `opts`, `command` or `out`, env_count without env, a
- * NULL env value, timeout_ms below BSH_NO_TIMEOUT); BSH_ENOMEM.
+ * NULL env value, timeout_ms below BSH_NO_TIMEOUT, a negative
+ * idle_timeout_ms or grace_ms); BSH_ENOMEM.
  */
 BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
                     struct bsh_error *err);
@@ -250,14 +259,29 @@ BSH_API int bsh_stream_try_next(struct bsh_stream *stream,
 BSH_API int bsh_stream_fd(struct bsh_stream *stream);
 
 /**
- * Ask the stream to stop: the next call kills the whole process group
- * with SIGKILL, reaps the child and yields its status. Safe from any thread
- * and from a signal handler (one atomic store and one write(2)).
+ * Ask the stream to stop: the next call kills the whole run with SIGKILL
+ * (or, with grace_ms, sends SIGTERM and SIGKILL after the grace period; a
+ * second cancel kills at once), reaps the child and yields its status.
+ * Safe from any thread and from a signal handler (one atomic add and one
+ * write(2)).
  */
 BSH_API void bsh_stream_cancel(struct bsh_stream *stream);
 
 /** The message of the error that ended the stream, or NULL. */
 BSH_API const char *bsh_stream_error(const struct bsh_stream *stream);
+
+/** Why a run ended, once its status item has come. */
+enum bsh_end_reason {
+    BSH_END_NONE = 0, /* not ended yet, or ended with an error */
+    BSH_END_EXIT,     /* the command exited */
+    BSH_END_SIGNAL,   /* the command died of a signal */
+    BSH_END_TIMEOUT,  /* the deadline passed */
+    BSH_END_IDLE,     /* no output for idle_timeout_ms */
+    BSH_END_CANCEL,   /* bsh_stream_cancel() */
+};
+
+BSH_API enum bsh_end_reason
+bsh_stream_end_reason(const struct bsh_stream *stream);
 
 /** The kind of that error, BSH_ERR_NONE when there is none. */
 BSH_API enum bsh_error_kind

@@ -22,6 +22,17 @@ expect "SIGTERM death: 143" 143 "" "" -- run 'kill -TERM $$'
 expect "exit 137 stays 137" 137 "" "" -- run 'exit 137'
 expect "timeout: 124" 124 "a" "" -- run -t 300 'printf a; sleep 10'
 expect "--timeout=MS form" 124 "" "" -- run --timeout=0 'echo never'
+expect "idle timeout: 124, output before it kept" 124 "a\n" "" -- \
+    run --idle-timeout 300 'echo a; sleep 5'
+expect "grace: SIGTERM first, the command's last words kept, then 124" 124 \
+    "up\nbye\n" "" -- \
+    run -t 300 --grace 2000 "trap 'echo bye; exit 0' TERM; echo up; sleep 10 & wait"
+expect "bad grace: 125" 125 "" \
+    "bsh: invalid grace '-1': expected milliseconds, a whole number from 0\n" \
+    -- run --grace -1 true
+expect "bad idle timeout: 125" 125 "" \
+    "bsh: invalid idle timeout 'x': expected milliseconds, a whole number from 0\n" \
+    -- run --idle-timeout x true
 expect "env on top, last wins" 0 "2:x" "" -- \
     run -e A=1 --env A=2 -e B=x 'printf %s "$A:$B"'
 expect "env value may hold '='" 0 "a=b" "" -- run -e 'A=a=b' 'printf %s "$A"'

@@ -336,6 +336,86 @@ static void test_environment(void)
     }
 }
 
+/* The idle timeout and the kill sequence with a grace period. */
+static void test_idle_and_grace(void)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct bsh_stream *s;
+    struct result r;
+    o.command = "echo a; sleep 10";
+    o.idle_timeout_ms = 300;
+    memset(&r, 0, sizeof(r));
+    double t0 = mono_ms();
+    bsh_run(&o, &s, NULL);
+    drain(s, &r);
+    ok(result_signal(&r, -1) && mono_ms() - t0 < 3000,
+       "idle timeout: no output for 300 ms ends the run (timeout item)");
+    is_str((char *)r.out, "a\n", "output before it is kept");
+    is_int(bsh_stream_end_reason(s), BSH_END_IDLE, "end reason: idle");
+    bsh_stream_free(s);
+    result_free(&r);
+
+    o.command = "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.1; done";
+    o.idle_timeout_ms = 400;
+    run_collect(&o, &r);
+    ok(result_exit(&r, 0) && r.out_len == 16,
+       "steady output keeps an idle timeout from firing");
+    result_free(&r);
+
+    o.command = "trap 'echo bye; exit 7' TERM; echo up; sleep 10 & wait";
+    o.idle_timeout_ms = 0;
+    o.timeout_ms = 300;
+    o.grace_ms = 2000;
+    memset(&r, 0, sizeof(r));
+    t0 = mono_ms();
+    bsh_run(&o, &s, NULL);
+    drain(s, &r);
+    is_str((char *)r.out, "up\nbye\n",
+           "grace: SIGTERM first, and the command's last words arrive");
+    ok(result_signal(&r, -1) && mono_ms() - t0 < 2000,
+       "then the timeout item, as soon as the command has gone");
+    is_int(bsh_stream_end_reason(s), BSH_END_TIMEOUT, "end reason: timeout");
+    bsh_stream_free(s);
+    result_free(&r);
+
+    o.command =
+        "trap '' TERM; echo up; sleep 0.1; while :; do sleep 0.05; done";
+    o.grace_ms = 500;
+    memset(&r, 0, sizeof(r));
+    t0 = mono_ms();
+    bsh_run(&o, &s, NULL);
+    drain(s, &r);
+    double ms = mono_ms() - t0;
+    ok(result_signal(&r, -1) && ms >= 700 && ms < 3000,
+       "a command that ignores SIGTERM gets SIGKILL after the grace period");
+    diag("ended after %.0f ms (300 ms deadline + 500 ms grace)", ms);
+    bsh_stream_free(s);
+    result_free(&r);
+
+    o.command = "trap '' TERM; echo up; sleep 10";
+    o.timeout_ms = BSH_NO_TIMEOUT;
+    o.grace_ms = 5000;
+    bsh_run(&o, &s, NULL);
+    memset(&r, 0, sizeof(r));
+    struct bsh_item it;
+    bsh_stream_next(s, &it); /* "up": the trap is set */
+    t0 = mono_ms();
+    bsh_stream_cancel(s);
+    int rc = bsh_stream_try_next(s, &it);
+    bsh_stream_cancel(s); /* a second cancel: SIGKILL now */
+    drain(s, &r);
+    ok(rc == BSH_EAGAIN && result_signal(&r, 9) && mono_ms() - t0 < 3000,
+       "a second cancel during the grace period kills at once");
+    if (!(rc == BSH_EAGAIN && result_signal(&r, 9)))
+        diag("rc %d, statuses %d, signal %d", rc, r.statuses, r.status.signal);
+    is_int(bsh_stream_end_reason(s), BSH_END_CANCEL, "end reason: cancel");
+    bsh_stream_free(s);
+    result_free(&r);
+
+    o.grace_ms = -1;
+    is_int(bsh_run(&o, &s, NULL), BSH_EINVAL, "a negative grace is misuse");
+}
+
 /* The public contract that lets callers grow with the library. */
 /* Every run is a session of its own, in pipe mode too, with no
  * controlling terminal: /dev/tty cannot be opened. */
@@ -554,7 +634,10 @@ static void test_pollable_fd_wakes(void)
     ok(poll(&p, 1, 0) == 0, "nothing ready while sleep runs");
     bsh_stream_cancel(s);
     ok(poll(&p, 1, 1000) == 1, "a cancel makes the fd readable");
-    rc = bsh_stream_try_next(s, &it);
+    t0 = mono_ms();
+    while ((rc = bsh_stream_try_next(s, &it)) == BSH_EAGAIN &&
+           mono_ms() - t0 < 3000)
+        poll(&p, 1, 1000); /* the killed child's exit comes a moment later */
     ok(rc == 1 && it.has_signal && it.signal == 9, "and yields the kill");
     bsh_stream_free(s);
 }
@@ -580,6 +663,7 @@ int main(void)
     test_raw_bytes();
     test_ten_megabytes_both();
     test_own_session();
+    test_idle_and_grace();
     test_contract();
     test_timeouts();
     test_group_kill();
