@@ -3,6 +3,10 @@
  * `bsh run`: one stream, rendered as it arrives, from one poll loop over
  * the stream's fd, a signalfd and bsh's own stdout and stderr.
  *
+ * bsh is the subreaper of its run: whatever leaves the run's process group
+ * (setsid, double forks, daemons) is re-parented to bsh when its parent
+ * dies, and killed when the run ends, however it ends.
+ *
  * Every signal that would end bsh is blocked and read from the signalfd,
  * so no handler runs; the child gets an empty mask and default
  * dispositions from the engine. On one of them the run is cancelled,
@@ -26,6 +30,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* How long the end of a run may spend ending the orphans it left. */
+#define ORPHANS_MAX_MS 1000
 
 /* Output bsh may hold for a slow reader before it stops pulling items. */
 #define SINK_LIMIT 65536
@@ -250,8 +257,11 @@ int cmd_run(const struct cli_args *a)
     }
     sink_open(&st.out, 1, SINK_LIMIT);
     sink_open(&st.err, 2, SINK_LIMIT);
+    /* Orphans of the run come to us, to be ended with it. */
+    process_become_subreaper();
     struct bsh_stream *s = NULL;
     int rc = start_run(&st, &s);
+    pid_t group = bsh_stream_pid(s);
     if (rc == 0) {
         pump(&st, s, sfd);
     } else {
@@ -260,6 +270,7 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
+    process_end_orphans(group, ORPHANS_MAX_MS);
     close(sfd);
     int status = final_status(&st);
     sink_close(&st.out);
