@@ -22,6 +22,7 @@
 #include "mono.h"
 #include "output.h"
 #include "process.h"
+#include "signal_read.h"
 #include "sink.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ static bool output_failed(const struct run_state *st)
     return st->out.error != 0 || st->err.error != 0;
 }
 
-/* Neither a signal nor a failed output asks the run to stop. */
+/* A signal to bsh or a failed output asks the run to stop. */
 static bool stopping(const struct run_state *st)
 {
     return st->caught_signal != 0 || output_failed(st);
@@ -167,7 +168,7 @@ static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
         timeout = 10;
     if (poll(pfd, 4, timeout) < 0 && errno != EINTR)
         bsh_stream_cancel(s);
-    int sig = (pfd[1].revents & POLLIN) ? process_read_signal(sfd) : 0;
+    int sig = (pfd[1].revents & POLLIN) ? signal_read(sfd) : 0;
     if (sig != 0) {
         if (st->caught_signal == 0)
             st->caught_signal = sig;

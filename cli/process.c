@@ -58,14 +58,6 @@ int process_stop_signals(void)
     return signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-int process_read_signal(int sfd)
-{
-    struct signalfd_siginfo si;
-    if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-        return 0;
-    return (int)si.ssi_signo;
-}
-
 int process_become_subreaper(void)
 {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

@@ -18,11 +18,9 @@ void process_take_over(void);
 /* Blocks every signal whose default action would end bsh (all but
  * SIGKILL and SIGSTOP, the ones that stop it and the ones ignored by
  * default) and returns a non-blocking signalfd that reads them, so that
- * bsh ends its runs first and then exits 128+N. -1 with errno. */
+ * bsh ends its runs first and then exits 128+N (signal_read() takes
+ * them). -1 with errno. */
 int process_stop_signals(void);
-
-/* The signal read from `sfd`, or 0 when none is pending. */
-int process_read_signal(int sfd);
 
 /* Raises the soft RLIMIT_NOFILE to the hard one; returns the soft limit
  * now in force. */

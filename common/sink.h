@@ -42,6 +42,12 @@ int sink_write(struct sink *k, const void *data, size_t n);
  * 0 when nothing is left, 1 while bytes wait, -1 after a failed write. */
 int sink_flush(struct sink *k);
 
+/* The bytes waiting for the reader. */
+static inline size_t sink_queued(const struct sink *k)
+{
+    return k->len - k->off;
+}
+
 static inline bool sink_pending(const struct sink *k)
 {
     return k->len > k->off && k->error == 0;
@@ -50,7 +56,7 @@ static inline bool sink_pending(const struct sink *k)
 /* Enough waits that the producer should pause until a flush. */
 static inline bool sink_full(const struct sink *k)
 {
-    return k->len - k->off >= k->limit && k->error == 0;
+    return sink_queued(k) >= k->limit && k->error == 0;
 }
 
 void sink_close(struct sink *k);

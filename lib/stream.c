@@ -8,15 +8,16 @@
  * writes to; the next wake-up (deadline.h) is the wait's bound. No thread,
  * no SIGCHLD, no waitpid(-1) (child.h).
  *
- * Order of precedence on every step: a cancel, then a passed deadline,
- * then data. Reads are at most BSH_CHUNK_MAX bytes into the stream's one
- * buffer and alternate between stdout and stderr, so neither starves.
+ * Order of precedence on every step: a cancel, then a passed deadline or
+ * idle timeout (must_end()), then data. Reads are at most BSH_CHUNK_MAX
+ * bytes into the stream's one buffer and alternate between stdout and
+ * stderr, so neither starves.
  *
  * Where the next features plug in: stdin (a writable slot in the poll set
- * and a bounded buffer flushed by this loop), an idle timeout (a second
- * time in next_wake()), signals and resize (calls on the child and the
- * master), containment and limits (the spawn and the child's end), the
- * end report (filled at the status item), the sandbox (the spawn).
+ * and a bounded buffer flushed by this loop), signals and resize (calls on
+ * the child and the master), containment and limits (the spawn and the
+ * child's end), the end report (filled at the status item), the sandbox
+ * (the spawn).
  */
 #define _GNU_SOURCE
 #include "stream.h"

@@ -68,7 +68,7 @@ void rpc_error(json_t *id, int code, const char *message)
 
 void rpc_notify(const char *method, json_t *params)
 {
-    if (sink_pending(&out) && out.len - out.off >= RPC_NOTIFY_LIMIT) {
+    if (sink_pending(&out) && sink_queued(&out) >= RPC_NOTIFY_LIMIT) {
         json_decref(params); /* advisory: dropped while the client lags */
         return;
     }

@@ -7,6 +7,7 @@
  * running call's process group and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
+#include "signal_read.h"
 #include "tool.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 /* The input buffer holds one line of up to max_line bytes plus one read. */
@@ -39,14 +39,6 @@ struct server {
 
 /* How long the end waits for a client that does not read its replies. */
 #define FINAL_FLUSH_MS 10000
-
-static int read_stop_signal(int fd)
-{
-    struct signalfd_siginfo si;
-    if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-        return 0;
-    return (int)si.ssi_signo;
-}
 
 static json_t *initialize_result(json_t *params)
 {
@@ -253,7 +245,7 @@ static void wait_for_work(struct server *sv)
     if (p[1].revents != 0)
         sink_flush(out);
     if (p[2].revents != 0)
-        sv->stop_signal = read_stop_signal(sv->cfg->stop_fd);
+        sv->stop_signal = signal_read(sv->cfg->stop_fd);
     if (p[0].revents != 0)
         read_input(sv);
 }
@@ -269,11 +261,11 @@ static void flush_replies(struct server *sv)
         if (poll(p, 2, FINAL_FLUSH_MS) <= 0) {
             mcp_log("the client stopped reading; %zu bytes of replies "
                     "dropped",
-                    out->len - out->off);
+                    sink_queued(out));
             return;
         }
         if (p[1].revents != 0)
-            sv->stop_signal = read_stop_signal(sv->cfg->stop_fd);
+            sv->stop_signal = signal_read(sv->cfg->stop_fd);
         if (p[0].revents != 0)
             sink_flush(out);
     }
