@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ int bsh__child_reap(struct bsh__child *c)
     int status;
     pid_t r;
     do
-        r = waitpid(c->pid, &status, WNOHANG);
+        r = wait4(c->pid, &status, WNOHANG, &c->usage);
     while (r < 0 && errno == EINTR);
     if (r == 0)
         return 0;

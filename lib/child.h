@@ -10,6 +10,7 @@
 #include "bsh/bsh.h"
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct bsh__child {
@@ -18,6 +19,7 @@ struct bsh__child {
     bool watch_is_timer; /* the fallback: waitid(WNOWAIT) on each tick */
     bool exited;         /* seen exited, not yet reaped */
     int status;          /* the wait status, once reaped */
+    struct rusage usage; /* its resources and those it waited for */
 };
 
 void bsh__child_init(struct bsh__child *c, pid_t pid);

@@ -15,9 +15,11 @@
 #include "graveyard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,9 +33,16 @@ struct grave {
     int pidfd;
 };
 
+struct cgroup_grave {
+    int parent;
+    char name[64];
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct grave *graves;
 static size_t count, capacity;
+static struct cgroup_grave *cgroups;
+static size_t cgroup_count, cgroup_capacity;
 
 void bsh__graveyard_add(pid_t pid, int pidfd)
 {
@@ -50,6 +59,27 @@ void bsh__graveyard_add(pid_t pid, int pidfd)
         graves[count++] = (struct grave){pid, pidfd};
     else if (pidfd >= 0)
         close(pidfd);
+    pthread_mutex_unlock(&lock);
+}
+
+void bsh__graveyard_add_cgroup(int parent, const char *name)
+{
+    pthread_mutex_lock(&lock);
+    if (cgroup_count == cgroup_capacity) {
+        size_t cap = cgroup_capacity ? cgroup_capacity * 2 : 4;
+        struct cgroup_grave *g = realloc(cgroups, cap * sizeof(*g));
+        if (g != NULL) {
+            cgroups = g;
+            cgroup_capacity = cap;
+        }
+    }
+    if (cgroup_count < cgroup_capacity) {
+        struct cgroup_grave *g = &cgroups[cgroup_count++];
+        g->parent = parent;
+        snprintf(g->name, sizeof(g->name), "%s", name);
+    } else {
+        close(parent); /* out of memory: the empty cgroup stays */
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -72,6 +102,15 @@ void bsh__graveyard_sweep(void)
             if (graves[i].pidfd >= 0)
                 close(graves[i].pidfd);
             graves[i] = graves[--count];
+        } else {
+            i++;
+        }
+    }
+    for (size_t i = 0; i < cgroup_count;) {
+        struct cgroup_grave *g = &cgroups[i];
+        if (unlinkat(g->parent, g->name, AT_REMOVEDIR) == 0 || errno != EBUSY) {
+            close(g->parent);
+            *g = cgroups[--cgroup_count];
         } else {
             i++;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Children that could not be reaped in time (graveyard.c).
+ * Children that could not be reaped in time, and cgroups that could not
+ * be removed yet (graveyard.c).
  */
 #ifndef BSH_GRAVEYARD_H
 #define BSH_GRAVEYARD_H
@@ -11,7 +12,13 @@
  * so that a later sweep reaps it without blocking. */
 void bsh__graveyard_add(pid_t pid, int pidfd);
 
-/* Reaps, without blocking, every remembered child that has exited. */
+/* Remembers a run's cgroup `name` in the directory `parent` (the
+ * graveyard owns the fd) that still held dying processes, so that a
+ * later sweep removes it. */
+void bsh__graveyard_add_cgroup(int parent, const char *name);
+
+/* Reaps, without blocking, every remembered child that has exited, and
+ * removes every remembered cgroup that has emptied. */
 void bsh__graveyard_sweep(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include "bsh/bsh.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The kernel's limit on one argument (MAX_ARG_STRLEN), with its NUL. */
@@ -35,10 +36,38 @@ struct bsh__spawn_error {
     enum bsh_error_kind kind;
     char text[BSH_ERROR_MAX];
 };
+
+/* Where a child goes beyond the common recipe: its own cgroup and its
+ * resource limits. */
+struct bsh__placement {
+    int cgroup_dir;      /* -1: the child stays in ours */
+    int64_t cpu_seconds; /* RLIMIT_CPU; 0: none */
+    int64_t fsize_bytes; /* RLIMIT_FSIZE; 0: none */
+};
+
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
+                     const struct bsh__placement *place,
                      struct bsh__started *sp, struct bsh__spawn_error *why);
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   struct bsh__started *sp, struct bsh__spawn_error *why);
+                   const struct bsh__placement *place, struct bsh__started *sp,
+                   struct bsh__spawn_error *why);
+
+/* What the child does before it runs bash, in this order: fd 0 opened
+ * from a path, fds 1 and 2 duplicated from ours, then the directory. */
+struct bsh__child_plan {
+    const char *in_path;
+    int in_flags;
+    int out_fd, err_fd;
+    const char *cwd;
+    char *const *argv;
+    char *const *envp;
+    const struct bsh__placement *place;
+};
+
+/* clone.c: starts the plan in a child of its own (clone3, straight into
+ * its cgroup, with its limits): posix_spawn cannot place a child there.
+ * Returns 0 or an errno, as posix_spawn does. */
+int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid);
 
 /* util.c: closes `fd` if it is open; returns -1, so that `fd =
  * bsh__close(fd)` leaves no stale number behind. */

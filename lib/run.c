@@ -26,12 +26,74 @@ static bool env_values_present(const struct bsh_run_opts *o)
     return true;
 }
 
+static bool limits_valid(const struct bsh_limits *l)
+{
+    return l->memory_bytes >= 0 && l->pids >= 0 && l->cpu_seconds >= 0 &&
+           l->fsize_bytes >= 0 && l->output_bytes >= 0;
+}
+
 static const char *invalid_env_name(const struct bsh_run_opts *o)
 {
     for (size_t i = 0; o->env != NULL && i < o->env_count; i++)
         if (!bsh_env_name_valid(o->env[i].name))
             return o->env[i].name != NULL ? o->env[i].name : "(null)";
     return NULL;
+}
+
+/* Fails the stream for a containment or a limit that cannot be had. */
+static bool cannot(struct bsh_stream *s, const char *what, const char *why)
+{
+    bsh__stream_fail(s, BSH_ERR_CONTAIN, "cannot %s: %s", what, why);
+    return false;
+}
+
+/* Sets a cgroup limit through its controller's file. */
+static bool limit_by(struct bsh_stream *s, const char *controller,
+                     const char *file, int64_t value)
+{
+    char what[64], text[32];
+    bsh__format(what, sizeof(what), "enforce the %s limit", controller);
+    if (!bsh__cgroup_has(&s->cgroup, controller))
+        return cannot(s, what,
+                      controller[0] == 'm'
+                          ? "the cgroup v2 memory controller is not enabled "
+                            "for the run's cgroup"
+                          : "the cgroup v2 pids controller is not enabled for "
+                            "the run's cgroup");
+    bsh__format(text, sizeof(text), "%lld", (long long)value);
+    if (bsh__cgroup_write(&s->cgroup, file, text) < 0)
+        return cannot(s, what, strerror(errno));
+    return true;
+}
+
+/* Makes the run's cgroup as the options ask, with its limits, and says
+ * where the child goes; false after failing the stream. */
+static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
+                    struct bsh__placement *place)
+{
+    const struct bsh_limits *l = &o->limits;
+    bool need = o->containment == BSH_CONTAIN_CGROUP || l->memory_bytes > 0 ||
+                l->pids > 0;
+    const char *what = o->containment == BSH_CONTAIN_CGROUP
+                           ? "contain the run in a cgroup"
+                       : l->memory_bytes > 0 ? "enforce the memory limit"
+                                             : "enforce the pids limit";
+    char why[BSH_ERROR_MAX - 64];
+    if (o->containment == BSH_CONTAIN_SESSION)
+        return !need || cannot(s, what,
+                               "the run has no cgroup (containment "
+                               "is the session)");
+    if (bsh__cgroup_make(&s->cgroup, o->cgroup_parent, why, sizeof(why)) < 0)
+        return !need || cannot(s, what, why);
+    if (l->memory_bytes > 0) {
+        if (!limit_by(s, "memory", "memory.max", l->memory_bytes))
+            return false;
+        bsh__cgroup_write(&s->cgroup, "memory.swap.max", "0");
+    }
+    if (l->pids > 0 && !limit_by(s, "pids", "pids.max", l->pids))
+        return false;
+    place->cgroup_dir = s->cgroup.dir;
+    return true;
 }
 
 static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
@@ -57,8 +119,15 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
     struct bsh__started sp = {-1, -1, -1, o->pty};
     struct bsh__spawn_error why;
-    int rc = o->pty ? bsh__spawn_pty(o->command, cwd, envp, &sp, &why)
-                    : bsh__spawn_pipes(o->command, cwd, envp, &sp, &why);
+    struct bsh__placement place = {-1, o->limits.cpu_seconds,
+                                   o->limits.fsize_bytes};
+    if (!contain(s, o, &place)) {
+        free(envp);
+        return;
+    }
+    int rc = o->pty
+                 ? bsh__spawn_pty(o->command, cwd, envp, &place, &sp, &why)
+                 : bsh__spawn_pipes(o->command, cwd, envp, &place, &sp, &why);
     free(envp);
     if (rc < 0) {
         bsh__stream_fail(s, why.kind, "%s", why.text);
@@ -84,6 +153,9 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
         bsh__stream_set_deadline(s, started, o->timeout_ms);
     s->idle_ms = o->idle_timeout_ms;
     s->grace_ms = o->grace_ms;
+    s->started = started;
+    s->want_report = o->report;
+    s->limits = o->limits;
     spawn_child(s, o);
     /* The reference spawns, then kills at once: one timeout item. */
     if (o->timeout_ms == 0 && bsh_stream_pid(s) > 0)
@@ -99,7 +171,9 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
         *out = NULL;
     if (o == NULL || o->command == NULL || out == NULL ||
         (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1 ||
-        o->idle_timeout_ms < 0 || o->grace_ms < 0 || !env_values_present(o))
+        o->idle_timeout_ms < 0 || o->grace_ms < 0 || !env_values_present(o) ||
+        !limits_valid(&o->limits) ||
+        (unsigned)o->containment > BSH_CONTAIN_SESSION)
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)

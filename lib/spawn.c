@@ -138,18 +138,25 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
         fail(why, rc, BSH_ERR_SPAWN, prefix);
 }
 
-/* Where the child's stdio comes from: fd 0 opened from a path, fds 1 and 2
- * duplicated from the parent's fds. */
-struct child_stdio {
-    const char *in_path;
-    int in_flags;
-    int out_fd, err_fd;
-};
+static bool needs_clone(const struct bsh__placement *place)
+{
+    return place->cgroup_dir >= 0 || place->cpu_seconds > 0 ||
+           place->fsize_bytes > 0;
+}
 
 /* Spawns `bash -c command`; returns posix_spawn's error number or 0. */
-static int spawn_bash(const struct child_stdio *io, const char *cwd,
-                      const char *command, char **envp, pid_t *pid)
+static int spawn_bash(const struct bsh__child_plan *io, const char *command,
+                      pid_t *pid)
 {
+    /* "--": a COMMAND that starts with '-' is a command, not an option of
+     * bash. */
+    char *argv[] = {(char *)"bash", (char *)"-c", (char *)"--", (char *)command,
+                    NULL};
+    if (needs_clone(io->place)) {
+        struct bsh__child_plan plan = *io;
+        plan.argv = argv;
+        return bsh__clone_bash(&plan, pid);
+    }
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     bool have_attr = false;
@@ -162,17 +169,12 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
     if (rc == 0)
         rc = posix_spawn_file_actions_adddup2(&fa, io->err_fd, 2);
     if (rc == 0)
-        rc = add_common_actions(&fa, cwd);
+        rc = add_common_actions(&fa, io->cwd);
     if (rc == 0)
         have_attr = (rc = init_attr(&attr)) == 0;
-    if (rc == 0) {
-        /* "--": a COMMAND that starts with '-' is a command, not an
-         * option of bash. */
-        char *argv[] = {(char *)"bash", (char *)"-c", (char *)"--",
-                        (char *)command, NULL};
+    if (rc == 0)
         rc = posix_spawnp(pid, "bash", &fa, &attr, argv,
-                          envp != NULL ? envp : environ);
-    }
+                          io->envp != NULL ? io->envp : environ);
     posix_spawn_file_actions_destroy(&fa);
     if (have_attr)
         posix_spawnattr_destroy(&attr);
@@ -180,6 +182,7 @@ static int spawn_bash(const struct child_stdio *io, const char *cwd,
 }
 
 int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
+                     const struct bsh__placement *place,
                      struct bsh__started *sp, struct bsh__spawn_error *why)
 {
     static const char prefix[] = "failed to spawn bash process";
@@ -190,8 +193,9 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
-    struct child_stdio io = {"/dev/null", O_RDONLY, out[1], err[1]};
-    rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
+    struct bsh__child_plan io = {"/dev/null", O_RDONLY, out[1], err[1],
+                                 cwd,         NULL,     envp,   place};
+    rc = spawn_bash(&io, command, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, prefix, why);
         goto cleanup;
@@ -235,7 +239,8 @@ static int open_master(char *name, size_t len)
 }
 
 int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   struct bsh__started *sp, struct bsh__spawn_error *why)
+                   const struct bsh__placement *place, struct bsh__started *sp,
+                   struct bsh__spawn_error *why)
 {
     char slave[128];
     int master = open_master(slave, sizeof(slave));
@@ -245,8 +250,8 @@ int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
-    struct child_stdio io = {slave, O_RDWR, 0, 0};
-    int rc = spawn_bash(&io, cwd, command, envp, &sp->pid);
+    struct bsh__child_plan io = {slave, O_RDWR, 0, 0, cwd, NULL, envp, place};
+    int rc = spawn_bash(&io, command, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, cwd, "failed to spawn command in pty", why);
         master = bsh__close(master);

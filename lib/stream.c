@@ -212,15 +212,36 @@ static void release_all(struct bsh_stream *s)
     bsh__child_release(&s->child);
 }
 
+/* Sends `sig` to every process of the run: with a cgroup, to everything
+ * in it (SIGKILL through cgroup.kill, which nothing escapes and which
+ * needs no permission on each process); and to the run's process group,
+ * whose errno is returned (EPERM: a process turned into another user). */
+static int signal_run(struct bsh_stream *s, int sig)
+{
+    if (s->cgroup.dir >= 0) {
+        if (sig == SIGKILL) {
+            bsh__cgroup_kill(&s->cgroup);
+            bsh__child_signal_group(&s->child, sig);
+            return 0;
+        }
+        int pids[512], n = bsh__cgroup_pids(&s->cgroup, pids, 512);
+        for (int i = 0; i < n; i++)
+            kill(pids[i], sig);
+    }
+    return bsh__child_signal_group(&s->child, sig);
+}
+
 /* Kills the run and starts the bounded wait for the child: the status
  * (or the timeout item) comes once it has been reaped. Output still
  * unread is dropped: the run is over. */
 static int finish(struct bsh_stream *s)
 {
     s->phase = PHASE_ENDING;
+    if (s->cgroup.dir >= 0 || s->want_report)
+        s->killed = bsh__run_pids(s, NULL, 1 << 20);
     /* Killed before the PTY master closes, whose hang-up would otherwise
      * reach the session first as SIGHUP. */
-    s->kill_errno = bsh__child_signal_group(&s->child, SIGKILL);
+    s->kill_errno = signal_run(s, SIGKILL);
     close_outputs(s);
     /* A group we may not signal at all (its processes turned into another
      * user) will not die: no use waiting for it. */
@@ -244,10 +265,12 @@ static void drain_wake(struct bsh_stream *s)
 static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
 {
     s->end_reason = why;
-    s->end_timed_out = why == BSH_END_TIMEOUT || why == BSH_END_IDLE;
+    s->end_timed_out =
+        why == BSH_END_TIMEOUT || why == BSH_END_IDLE || why == BSH_END_LIMIT;
     if (why == BSH_END_CANCEL)
         drain_wake(s);
-    if (s->grace_ms > 0 && bsh__child_signal_group(&s->child, SIGTERM) == 0) {
+    bsh__report_diagnose(s);
+    if (s->grace_ms > 0 && signal_run(s, SIGTERM) == 0) {
         s->in_grace = true;
         s->grace_until = mono_add_ms(mono_now(), s->grace_ms);
         s->cancels_seen = atomic_load(&s->cancelled);
@@ -266,6 +289,8 @@ static enum bsh_end_reason must_end(struct bsh_stream *s)
                    : BSH_END_NONE;
     if (atomic_load(&s->cancelled))
         return BSH_END_CANCEL;
+    if (s->limit_hit == BSH_LIMIT_OUTPUT)
+        return BSH_END_LIMIT;
     if (bsh__deadline_passed(&s->deadline))
         return BSH_END_TIMEOUT;
     if (s->idle_ms > 0 &&
@@ -291,6 +316,7 @@ static int abandon(struct bsh_stream *s)
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_abandon(&s->child);
     release_all(s);
+    bsh__report_finish(s, NULL);
     return end_with_error(s);
 }
 
@@ -306,6 +332,7 @@ static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
             if (s->end_reason == BSH_END_NONE)
                 s->end_reason =
                     item->has_signal ? BSH_END_SIGNAL : BSH_END_EXIT;
+            bsh__report_finish(s, item);
             return 1;
         }
         if (r < 0) {
@@ -389,6 +416,20 @@ static void master_back(struct bsh_stream *s)
     }
 }
 
+/* Cuts a read of `n` bytes to what the output limit leaves; notes when
+ * the limit is passed (the run then ends, see must_end()). The bytes past
+ * it are dropped: the run is over. */
+static ssize_t within_output_limit(struct bsh_stream *s, ssize_t n)
+{
+    uint64_t used = s->bytes[0] + s->bytes[1];
+    uint64_t room = (uint64_t)s->limits.output_bytes - used;
+    if ((uint64_t)n > room) {
+        s->limit_hit = BSH_LIMIT_OUTPUT;
+        return (ssize_t)room;
+    }
+    return n;
+}
+
 /* Reads one chunk from output `i`. Returns 1 with an item, 0 when nothing
  * was read (drained or EOF), or an error. */
 static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
@@ -403,7 +444,11 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
         s->idle[i] = n < 0 && errno == EAGAIN ? s->idle[i] + 1 : 0;
         s->got_data |= n > 0;
     }
+    if (n > 0 && s->limits.output_bytes > 0 &&
+        (n = within_output_limit(s, n)) == 0)
+        return 0; /* still ready: the step loop sees the limit next */
     if (n > 0) {
+        s->bytes[i] += (uint64_t)n;
         if (s->idle_ms > 0)
             s->last_output = mono_now();
         /* A full read suggests more is waiting: read again before polling. */
@@ -650,6 +695,8 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;
     bsh__child_init(&s->child, -1);
+    bsh__cgroup_init(&s->cgroup);
+    s->killed = -1;
     s->out[0] = s->out[1] = s->held_master = -1;
     bsh__pollset_init(&s->polls);
     bsh__deadline_init(&s->deadline);
@@ -672,6 +719,7 @@ void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
 {
     bsh__child_init(&s->child, p->pid);
+    s->sid = p->pid;
     s->pty = p->pty;
     s->out[0] = p->out_fd;
     s->out[1] = p->err_fd;
@@ -696,6 +744,8 @@ void bsh_stream_free(struct bsh_stream *s)
     if (s == NULL)
         return;
     abort_run(s);
+    bsh__cgroup_remove(&s->cgroup, 0);
+    free(s->diagnosis);
     bsh__pollset_release(&s->polls);
     bsh__deadline_release(&s->deadline);
     bsh__close(s->wakefd);

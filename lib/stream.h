@@ -9,6 +9,7 @@
 #ifndef BSH_STREAM_H
 #define BSH_STREAM_H
 
+#include "cgroup.h"
 #include "child.h"
 #include "deadline.h"
 #include "internal.h"
@@ -65,11 +66,32 @@ struct bsh_stream {
     atomic_int cancelled;          /* how many cancels were asked for */
     enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
+    /* Containment, limits and the end report (report.c): */
+    struct bsh__cgroup cgroup; /* the run's own, or dir -1 */
+    struct timespec started;   /* when bsh_run() was called */
+    bool want_report;          /* gather the costly parts too */
+    struct bsh_limits limits;
+    enum bsh_limit limit_hit; /* the output limit, once passed */
+    uint64_t bytes[2];        /* delivered: stdout, stderr */
+    int killed;               /* processes killed at the end, -1 unknown */
+    int sid;                  /* the run's session (the child's first pid) */
+    bool has_report;
+    struct bsh_report report;
+    struct bsh_proc_info *diagnosis;
     /* Cache-line aligned: the kernel copies into it on every read. */
     _Alignas(64) unsigned char buf[BSH_CHUNK_MAX];
 };
 
 struct bsh_stream *bsh__stream_new(bool quiet);
+
+/* report.c: what the end report needs, taken at the end of a run. */
+/* The run's live processes, up to `max`; how many (cgroup or session). */
+int bsh__run_pids(const struct bsh_stream *s, int *pids, int max);
+/* Notes the live processes before the run is ended (opts.report). */
+void bsh__report_diagnose(struct bsh_stream *s);
+/* Fills the report once the child has been reaped (or abandoned); removes
+ * the cgroup. */
+void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status);
 
 /* The run's deadline, counted from `start`. */
 void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,

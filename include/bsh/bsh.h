@@ -68,6 +68,7 @@ enum bsh_error_kind {
     BSH_ERR_WAIT,      /* waiting for the child failed (SIGCHLD ignored?) */
     BSH_ERR_KILL,      /* the run could not be killed; it was left running */
     BSH_ERR_RESOURCES, /* out of file descriptors, processes or memory */
+    BSH_ERR_CONTAIN,   /* the containment or a limit asked for cannot be had */
 };
 
 /** The longest message a bsh_error holds, with its NUL. */
@@ -139,6 +140,31 @@ struct bsh_env_var {
     const char *value;
 };
 
+/** Where a run's processes are kept. */
+enum bsh_containment {
+    /* A cgroup of its own where one can be made, else its session. */
+    BSH_CONTAIN_AUTO = 0,
+    /* A cgroup of its own (see cgroup_parent), or the run fails with
+     * BSH_ERR_CONTAIN: nothing it starts can leave it, and its end kills
+     * everything in it (cgroup.kill). */
+    BSH_CONTAIN_CGROUP,
+    /* Its session and process group only. A process that starts a
+     * session of its own is out of reach of the library; a caller that is
+     * a child subreaper (PR_SET_CHILD_SUBREAPER) gets such orphans and
+     * can end them. */
+    BSH_CONTAIN_SESSION,
+};
+
+/** Limits of one run; 0 means none. */
+struct bsh_limits {
+    int64_t memory_bytes; /* the whole run (cgroup memory.max) */
+    int64_t pids;         /* processes and threads at once (cgroup pids.max) */
+    int64_t cpu_seconds;  /* CPU time of each process (RLIMIT_CPU) */
+    int64_t fsize_bytes;  /* the largest file written (RLIMIT_FSIZE) */
+    int64_t output_bytes; /* stdout plus stderr: past it the run ends, with
+                             every byte up to the limit delivered */
+};
+
 /**
  * What to run. Everything is borrowed and only needs to persist until
  * bsh_run() returns. Start from bsh_run_opts_init() (or BSH_RUN_OPTS_INIT)
@@ -160,6 +186,16 @@ struct bsh_run_opts {
      * yielding output, and sends SIGKILL to what is left after G ms (or at
      * once when the child has exited, or on a second cancel). */
     int64_t grace_ms;
+    /* Where the run's processes are kept, so that none outlives it. */
+    enum bsh_containment containment;
+    /* The cgroup v2 directory in which a run's cgroup is made; NULL: the
+     * cgroup this process is in. */
+    const char *cgroup_parent;
+    struct bsh_limits limits;
+    /* Gather what costs time at the end of a run: the diagnosis of a run
+     * that is ended (timeout, idle timeout, cancel, limit) and, without a
+     * cgroup, the count of processes killed and left. See bsh_report. */
+    bool report;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -278,7 +314,63 @@ enum bsh_end_reason {
     BSH_END_TIMEOUT,  /* the deadline passed */
     BSH_END_IDLE,     /* no output for idle_timeout_ms */
     BSH_END_CANCEL,   /* bsh_stream_cancel() */
+    BSH_END_LIMIT,    /* a limit: see bsh_report.limit */
 };
+
+/** "exit", "signal", "timeout", "idle", "cancel", "limit"; "" for none. */
+BSH_API const char *bsh_end_reason_name(enum bsh_end_reason reason);
+
+/** Which limit ended a run. */
+enum bsh_limit {
+    BSH_LIMIT_NONE = 0,
+    BSH_LIMIT_MEMORY, /* the kernel's out-of-memory killer, in the cgroup */
+    BSH_LIMIT_PIDS,   /* a fork failed at the cgroup's pids.max */
+    BSH_LIMIT_CPU,    /* SIGXCPU or SIGKILL at RLIMIT_CPU */
+    BSH_LIMIT_FSIZE,  /* SIGXFSZ at RLIMIT_FSIZE */
+    BSH_LIMIT_OUTPUT, /* limits.output_bytes: bsh ended the run */
+};
+
+/** "memory", "pids", "cpu", "fsize", "output"; NULL for none. */
+BSH_API const char *bsh_limit_name(enum bsh_limit limit);
+
+/** A process of a run, as it was just before bsh ended the run. */
+struct bsh_proc_info {
+    int pid, ppid;
+    char comm[32];    /* the process name (/proc/PID/comm) */
+    char state;       /* R, S, D, T, Z... (/proc/PID/stat) */
+    char wchan[64];   /* the kernel function it sleeps in, "" when running */
+    char fds[3][128]; /* what fds 0, 1 and 2 point to; "" when closed */
+};
+
+/**
+ * What happened to a run, available once its status item has come (or
+ * its stream ended with an error after it started). Counts that cost
+ * time to gather (diagnosis; killed and escaped without a cgroup) are
+ * only filled when the run was started with opts.report; -1 or 0 else.
+ */
+struct bsh_report {
+    enum bsh_end_reason reason;
+    enum bsh_limit limit;
+    bool has_exit_code;
+    int exit_code;
+    bool has_signal;
+    int signal;          /* -1 for a timeout, as in the status item */
+    int64_t wall_ms;     /* from bsh_run() to the status */
+    int64_t cpu_user_ms; /* of every process of the run */
+    int64_t cpu_sys_ms;  /* (without a cgroup: bash and what it waited for) */
+    int64_t memory_peak_bytes; /* the cgroup's peak, or the largest RSS; -1 */
+    uint64_t stdout_bytes;     /* bytes delivered (PTY: all on stdout) */
+    uint64_t stderr_bytes;
+    enum bsh_containment containment; /* CGROUP or SESSION: what was used */
+    int killed;  /* processes alive at the end and killed by bsh; -1 unknown */
+    int escaped; /* processes known to be alive after the end; -1 unknown */
+    const struct bsh_proc_info *diagnosis; /* at an ended run, else none */
+    size_t diagnosis_count;
+};
+
+/** The run's report, or NULL before its status item. Owned by the stream. */
+BSH_API const struct bsh_report *
+bsh_stream_report(const struct bsh_stream *stream);
 
 BSH_API enum bsh_end_reason
 bsh_stream_end_reason(const struct bsh_stream *stream);

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A cgroup v2 per run. Unlike a process group or a session, a cgroup
+ * cannot be left: `setsid`, double forks and daemon(3) stay inside it,
+ * and cgroup.kill ends all of them at once, even those that keep forking.
+ *
+ * Where: under the cgroup this process is in, read from /proc/self/cgroup
+ * and the cgroup2 mount in /proc/self/mountinfo (found once). Root may
+ * write there; a user may where systemd delegated the subtree, e.g. under
+ * `systemd-run --user --scope -p Delegate=yes`. A cgroup with processes
+ * of its own may still have child cgroups as long as it enables no
+ * controllers for them, so no process needs to move.
+ */
+#define _GNU_SOURCE
+#include "cgroup.h"
+#include "graveyard.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void bsh__cgroup_init(struct bsh__cgroup *cg)
+{
+    cg->dir = cg->parent = -1;
+    cg->name[0] = '\0';
+}
+
+/* ---- where this process's cgroup is ------------------------------------ */
+
+static char own_path[PATH_MAX];
+static int own_error; /* errno when it could not be found */
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+/* Reads a small /proc file whole; its length, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    ssize_t n;
+    while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    buf[len] = '\0';
+    return (ssize_t)len;
+}
+
+/* The cgroup2 mount point (with its root within the hierarchy). */
+static bool find_mount(char *point, size_t size, char *root, size_t rsize)
+{
+    static char text[65536];
+    if (read_small("/proc/self/mountinfo", text, sizeof(text)) < 0)
+        return false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *dash = strstr(line, " - cgroup2 ");
+        char r[PATH_MAX], p[PATH_MAX];
+        if (dash != NULL &&
+            sscanf(line, "%*s %*s %*s %4095s %4095s", r, p) == 2) {
+            bsh__format(point, size, "%s", p);
+            bsh__format(root, rsize, "%s", r);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void find_own(void)
+{
+    char text[4096], point[PATH_MAX], root[PATH_MAX];
+    own_error = ENOENT;
+    if (read_small("/proc/self/cgroup", text, sizeof(text)) < 0 ||
+        !find_mount(point, sizeof(point), root, sizeof(root)))
+        return;
+    char *line = strstr(text, "0::");
+    if (line == NULL || (line != text && line[-1] != '\n'))
+        return;
+    line += 3;
+    line[strcspn(line, "\n")] = '\0';
+    size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+    if (strncmp(line, root, rl) != 0)
+        return; /* our cgroup is outside what this namespace mounted */
+    bsh__format(own_path, sizeof(own_path), "%s%s", point, line + rl);
+    own_error = 0;
+}
+
+/* ---- one run's cgroup --------------------------------------------------- */
+
+static int open_parent(const char *parent, char *why, size_t len)
+{
+    if (parent == NULL) {
+        pthread_once(&own_once, find_own);
+        if (own_error != 0) {
+            bsh__format(why, len, "no cgroup v2 hierarchy is mounted here");
+            return -1;
+        }
+        parent = own_path;
+    }
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        bsh__format(why, len, "cannot open cgroup '%s': %s", parent,
+                    strerror(errno));
+    return fd;
+}
+
+int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
+                     size_t len)
+{
+    static atomic_uint serial;
+    cg->parent = open_parent(parent, why, len);
+    if (cg->parent < 0)
+        return -1;
+    for (int tries = 0; tries < 4; tries++) {
+        bsh__format(cg->name, sizeof(cg->name), "bsh-%d-%u", (int)getpid(),
+                    atomic_fetch_add(&serial, 1));
+        if (mkdirat(cg->parent, cg->name, 0755) == 0)
+            break;
+        if (errno != EEXIST) { /* EEXIST: left by an earlier process */
+            bsh__format(why, len, "cannot make a cgroup for the run: %s",
+                        strerror(errno));
+            cg->parent = bsh__close(cg->parent);
+            return -1;
+        }
+    }
+    cg->dir = openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cg->dir < 0) {
+        bsh__format(why, len, "cannot open the run's cgroup: %s",
+                    strerror(errno));
+        unlinkat(cg->parent, cg->name, AT_REMOVEDIR);
+        cg->parent = bsh__close(cg->parent);
+        return -1;
+    }
+    return 0;
+}
+
+static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
+                         char *buf, size_t size)
+{
+    int fd = openat(cg->dir, file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
+}
+
+bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
+{
+    char text[512];
+    if (read_file(cg, "cgroup.controllers", text, sizeof(text)) < 0)
+        return false;
+    size_t len = strlen(controller);
+    for (char *p = text; (p = strstr(p, controller)) != NULL; p += len)
+        if ((p == text || p[-1] == ' ') &&
+            (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
+int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,
+                      const char *value)
+{
+    int fd = openat(cg->dir, file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(value);
+    ssize_t n = write(fd, value, len);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max)
+{
+    char text[8192];
+    if (cg->dir < 0 || read_file(cg, "cgroup.procs", text, sizeof(text)) < 0)
+        return 0;
+    int n = 0;
+    for (char *p = text, *end; n < max; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pids != NULL)
+            pids[n] = (int)pid;
+        n++;
+    }
+    return n;
+}
+
+int bsh__cgroup_count(const struct bsh__cgroup *cg)
+{
+    return bsh__cgroup_pids(cg, NULL, INT_MAX);
+}
+
+int bsh__cgroup_kill(const struct bsh__cgroup *cg)
+{
+    if (bsh__cgroup_write(cg, "cgroup.kill", "1") == 0)
+        return 0;
+    /* Kernels before 5.14 have no cgroup.kill: kill each process; one
+     * that forks meanwhile is caught on the next pass of the wait. */
+    int pids[512], n = bsh__cgroup_pids(cg, pids, 512), err = 0;
+    for (int i = 0; i < n; i++)
+        if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
+            err = errno;
+    return err;
+}
+
+int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
+                         const char *key)
+{
+    char text[2048];
+    if (cg->dir < 0 || read_file(cg, file, text, sizeof(text)) < 0)
+        return -1;
+    size_t len = strlen(key);
+    for (char *p = text; p != NULL && *p;
+         p = strchr(p, '\n'), p = p ? p + 1 : p)
+        if (strncmp(p, key, len) == 0 && p[len] == ' ')
+            return strtoll(p + len + 1, NULL, 10);
+    return -1;
+}
+
+int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)
+{
+    char text[64];
+    if (cg->dir < 0 || read_file(cg, file, text, sizeof(text)) <= 0)
+        return -1;
+    return strtoll(text, NULL, 10);
+}
+
+int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
+{
+    if (cg->dir < 0)
+        return 0;
+    int left = 0;
+    for (int waited = 0;; waited++) {
+        if (unlinkat(cg->parent, cg->name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+            break;
+        left = bsh__cgroup_count(cg);
+        if (waited >= wait_ms) {
+            /* Still dying (or unkillable): a later sweep removes it. */
+            bsh__graveyard_add_cgroup(cg->parent, cg->name);
+            cg->parent = -1;
+            break;
+        }
+        if (left > 0)
+            bsh__cgroup_kill(cg); /* forked before the kill landed */
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        left = 0;
+    }
+    cg->dir = bsh__close(cg->dir);
+    cg->parent = bsh__close(cg->parent);
+    return left;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run's own cgroup v2 (cgroup.c): made beside nothing else, under the
+ * cgroup this process is in (or a parent the caller names), entered by
+ * the child before it runs bash, ended with cgroup.kill and removed.
+ */
+#ifndef BSH_CGROUP_H
+#define BSH_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bsh__cgroup {
+    int dir;    /* the run's cgroup directory; -1: none */
+    int parent; /* the directory it was made in */
+    char name[64];
+};
+
+void bsh__cgroup_init(struct bsh__cgroup *cg);
+
+/* Makes the run's cgroup under `parent` (NULL: the cgroup this process is
+ * in). Returns 0, or -1 with the reason in `why`. */
+int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
+                     size_t len);
+
+/* Whether the cgroup offers `controller` ("memory", "pids"). */
+bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller);
+
+/* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
+int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,
+                      const char *value);
+
+/* How many processes the cgroup holds. */
+int bsh__cgroup_count(const struct bsh__cgroup *cg);
+
+/* The pids it holds, up to `max`; how many. */
+int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max);
+
+/* Kills every process in it (cgroup.kill): 0, or the errno. */
+int bsh__cgroup_kill(const struct bsh__cgroup *cg);
+
+/* Reads a number from a "key value" file (cpu.stat, memory.events);
+ * -1 when there is none. */
+int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
+                         const char *key);
+
+/* Reads a file that holds one number (memory.peak); -1 when none. */
+int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file);
+
+/* Removes the cgroup once it is empty, waiting for its killed processes
+ * to be gone at most `wait_ms`; one that is still busy is left to the
+ * graveyard. Returns how many processes were still in it. */
+int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "procinfo.h"
+#include "internal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* /proc/PID/stat after the command name, which may hold spaces and
+ * parentheses: "S PPID PGRP SID ...". False when the process is gone. */
+static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
+                      int *sid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    char *open_paren = strchr(text, '('), *close_paren = strrchr(text, ')');
+    if (open_paren == NULL || close_paren == NULL)
+        return false;
+    if (comm != NULL)
+        bsh__format(comm, len, "%.*s", (int)(close_paren - open_paren - 1),
+                    open_paren + 1);
+    int pgrp;
+    return sscanf(close_paren + 2, "%c %d %d %d", state, ppid, &pgrp, sid) == 4;
+}
+
+int bsh__session_pids(int sid, int *pids, int max)
+{
+    DIR *d = opendir("/proc");
+    if (d == NULL)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while (n < max && (e = readdir(d)) != NULL) {
+        int pid = atoi(e->d_name);
+        char state;
+        int ppid, s;
+        if (pid > 0 && read_stat(pid, NULL, 0, &state, &ppid, &s) && s == sid &&
+            state != 'Z') {
+            if (pids != NULL)
+                pids[n] = pid;
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void read_line(const char *path, char *out, size_t len)
+{
+    out[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, out, len - 1);
+    close(fd);
+    out[n > 0 ? n : 0] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+}
+
+bool bsh__proc_describe(int pid, struct bsh_proc_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    int sid;
+    if (!read_stat(pid, info->comm, sizeof(info->comm), &info->state,
+                   &info->ppid, &sid))
+        return false;
+    info->pid = pid;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+    read_line(path, info->wchan, sizeof(info->wchan));
+    if (strcmp(info->wchan, "0") == 0)
+        info->wchan[0] = '\0'; /* running, not sleeping */
+    for (int fd = 0; fd < 3; fd++) {
+        snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+        ssize_t n = readlink(path, info->fds[fd], sizeof(info->fds[fd]) - 1);
+        info->fds[fd][n > 0 ? n : 0] = '\0';
+    }
+    return true;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What /proc says about a run's processes (procinfo.c): which are in its
+ * session, and what each is doing. Used only for the end report.
+ */
+#ifndef BSH_PROCINFO_H
+#define BSH_PROCINFO_H
+
+#include "bsh/bsh.h"
+
+/* The processes of session `sid` (zombies aside), up to `max`; how
+ * many. `pids` may be NULL to count. */
+int bsh__session_pids(int sid, int *pids, int max);
+
+/* Fills `info` for process `pid`; false when it is gone. */
+bool bsh__proc_describe(int pid, struct bsh_proc_info *info);
+
+#endif
