@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,71 @@ static int add_env(struct cli_args *a, const char *s)
     return 0;
 }
 
+/* -l NAME=VALUE: memory, fsize and output in bytes (K, M and G are
+ * 1024-based), pids a count, cpu seconds. */
+static int add_limit(struct cli_args *a, const char *s)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+        bool bytes;
+    } names[] = {
+        {"memory", offsetof(struct bsh_limits, memory_bytes), true},
+        {"pids", offsetof(struct bsh_limits, pids), false},
+        {"cpu", offsetof(struct bsh_limits, cpu_seconds), false},
+        {"fsize", offsetof(struct bsh_limits, fsize_bytes), true},
+        {"output", offsetof(struct bsh_limits, output_bytes), true},
+    };
+    if (s == NULL)
+        return usage_error(a, "missing --limit value");
+    const char *eq = strchr(s, '=');
+    size_t k = 0, n = sizeof(names) / sizeof(names[0]);
+    while (eq != NULL && k < n &&
+           (strncmp(s, names[k].name, (size_t)(eq - s)) != 0 ||
+            names[k].name[eq - s] != '\0'))
+        k++;
+    if (eq == NULL || k == n)
+        return usage_error(a,
+                           "invalid limit '%s': expected NAME=VALUE with NAME "
+                           "memory, pids, cpu, fsize or output",
+                           s);
+    char *end;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    int shift = !names[k].bytes ? 0
+                : *end == 'K'   ? 10
+                : *end == 'M'   ? 20
+                : *end == 'G'   ? 30
+                                : 0;
+    if (shift > 0)
+        end++;
+    if (eq[1] < '0' || eq[1] > '9' || *end != '\0' || errno != 0 || v < 1 ||
+        v > (INT64_MAX >> shift))
+        return usage_error(a, "invalid limit '%s': expected %s from 1", s,
+                           names[k].bytes
+                               ? "a whole number of bytes, with an optional "
+                                 "K, M or G,"
+                           : k == 1 ? "a whole number of processes"
+                                    : "a whole number of seconds");
+    *(int64_t *)(void *)((char *)&a->limits + names[k].offset) = (int64_t)v
+                                                                 << shift;
+    return 0;
+}
+
+static int set_containment(struct cli_args *a, const char *s)
+{
+    static const char *const names[] = {"auto", "cgroup", "subreaper"};
+    for (int i = 0; s != NULL && i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            a->containment = (enum cli_containment)i;
+            return 0;
+        }
+    return usage_error(a,
+                       "invalid containment '%s': expected auto, cgroup or "
+                       "subreaper",
+                       s != NULL ? s : "");
+}
+
 enum opt {
     OPT_CWD,
     OPT_ENV,
@@ -85,6 +152,9 @@ enum opt {
     OPT_KEEP_LOGS,
     OPT_IDLE,
     OPT_GRACE,
+    OPT_LIMIT,
+    OPT_REPORT,
+    OPT_CONTAINMENT,
     OPT_NONE
 };
 
@@ -96,20 +166,28 @@ struct opt_spec {
 };
 
 static const struct opt_spec opt_specs[] = {
-    {"cwd", OPT_CWD, 'C', true},         {"env", OPT_ENV, 'e', true},
-    {"timeout", OPT_TIMEOUT, 't', true}, {"pty", OPT_PTY, 'p', false},
-    {"json", OPT_JSON, 0, false},        {"keep-logs", OPT_KEEP_LOGS, 0, false},
-    {"idle-timeout", OPT_IDLE, 0, true}, {"grace", OPT_GRACE, 0, true},
+    {"cwd", OPT_CWD, 'C', true},
+    {"env", OPT_ENV, 'e', true},
+    {"timeout", OPT_TIMEOUT, 't', true},
+    {"pty", OPT_PTY, 'p', false},
+    {"json", OPT_JSON, 0, false},
+    {"keep-logs", OPT_KEEP_LOGS, 0, false},
+    {"idle-timeout", OPT_IDLE, 0, true},
+    {"grace", OPT_GRACE, 0, true},
+    {"limit", OPT_LIMIT, 'l', true},
+    {"report", OPT_REPORT, 0, false},
+    {"containment", OPT_CONTAINMENT, 0, true},
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */
 static unsigned allowed_opts(enum cli_command c)
 {
     unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
-                        1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE;
+                        1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE |
+                        1u << OPT_LIMIT | 1u << OPT_CONTAINMENT;
     switch (c) {
     case CLI_RUN:
-        return run_opts | 1u << OPT_JSON;
+        return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT;
     case CLI_MCP:
         return run_opts | 1u << OPT_KEEP_LOGS;
     case CLI_CHECK:
@@ -160,6 +238,13 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return parse_ms(a, "idle timeout", value, &a->idle_timeout_ms);
     case OPT_GRACE:
         return parse_ms(a, "grace", value, &a->grace_ms);
+    case OPT_LIMIT:
+        return add_limit(a, value);
+    case OPT_CONTAINMENT:
+        return set_containment(a, value);
+    case OPT_REPORT:
+        a->report = true;
+        return 0;
     case OPT_PTY:
         a->pty = true;
         return 0;
@@ -274,4 +359,11 @@ void cli_args_release(struct cli_args *a)
     a->env_text = NULL;
     a->env = NULL;
     a->env_count = 0;
+}
+
+enum bsh_containment cli_engine_containment(const struct cli_args *a)
+{
+    return a->containment == CLI_CONTAIN_CGROUP ? BSH_CONTAIN_CGROUP
+           : a->containment == CLI_CONTAIN_AUTO ? BSH_CONTAIN_AUTO
+                                                : BSH_CONTAIN_SESSION;
 }

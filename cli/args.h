@@ -17,6 +17,14 @@ enum cli_command {
     CLI_HELP,
 };
 
+/* How runs are contained: a cgroup where one can be made, else bsh as
+ * the child subreaper; or one of the two, required. */
+enum cli_containment {
+    CLI_CONTAIN_AUTO,
+    CLI_CONTAIN_CGROUP,
+    CLI_CONTAIN_SUBREAPER,
+};
+
 struct cli_args {
     enum cli_command command;
     const char *text; /* COMMAND of run and check */
@@ -28,6 +36,9 @@ struct cli_args {
     bool timeout_given;
     int64_t idle_timeout_ms; /* 0: none */
     int64_t grace_ms;        /* 0: SIGKILL at once */
+    struct bsh_limits limits;
+    enum cli_containment containment;
+    bool report; /* run: the end report, after the status */
     bool pty;
     bool json;
     bool keep_logs;  /* mcp: leave the spill directory at exit */
@@ -39,5 +50,9 @@ struct cli_args {
 int cli_parse(int argc, char **argv, struct cli_args *a);
 
 void cli_args_release(struct cli_args *a);
+
+/* What the engine is asked for: the subreaper is the CLI's, so the engine
+ * keeps to the session then. */
+enum bsh_containment cli_engine_containment(const struct cli_args *a);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "mcp.h"
+#include "orphans.h"
 #include "process.h"
 
 #include <errno.h>
@@ -36,6 +37,8 @@ int cmd_mcp(const struct cli_args *a)
         .keep_logs = a->keep_logs,
         .idle_timeout_ms = a->idle_timeout_ms,
         .grace_ms = a->grace_ms,
+        .limits = a->limits,
+        .containment = cli_engine_containment(a),
     };
     for (size_t i = 0; i < a->env_count; i++) {
         if (!bsh_env_name_valid(a->env[i].name)) {
@@ -51,6 +54,9 @@ int cmd_mcp(const struct cli_args *a)
         cli_error(strerror(errno));
         return EXIT_BSH_FAILED;
     }
+    /* Without a cgroup per call, orphans come to us, to be ended. */
+    cfg.subreaper =
+        a->containment != CLI_CONTAIN_CGROUP && orphans_become_subreaper() == 0;
     int status = mcp_serve(&cfg);
     close(cfg.stop_fd);
     return status;

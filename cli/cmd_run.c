@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "commands.h"
 #include "mono.h"
+#include "orphans.h"
 #include "output.h"
 #include "process.h"
 #include "signal_read.h"
@@ -29,6 +30,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +42,8 @@
 
 struct run_state {
     const struct cli_args *args;
+    struct bsh_stream *stream;
+    pid_t group; /* the run's process group, for its orphans */
     struct sink out, err;
     int exit_status;
     int caught_signal; /* 0, or the signal that asked us to stop */
@@ -68,11 +72,39 @@ static bool stopping(const struct run_state *st)
     return st->caught_signal != 0 || output_failed(st);
 }
 
+/* The end report after the status item: the last JSON line, or one line
+ * on stderr. `orphans`: what bsh, as the subreaper, had to kill. */
+static void render_report(struct run_state *st, int orphans)
+{
+    const struct bsh_report *lib = bsh_stream_report(st->stream);
+    if (lib == NULL)
+        return;
+    struct bsh_report r = *lib;
+    if (r.killed >= 0)
+        r.killed += orphans;
+    const char *held =
+        report_containment(&r, st->args->containment != CLI_CONTAIN_CGROUP);
+    char *text = st->args->json ? report_json(&r, held) : report_text(&r, held);
+    char *line = NULL;
+    if (text != NULL &&
+        asprintf(&line,
+                 st->args->json ? "{\"report\":%s}\n" : "bsh: report: %s\n",
+                 text) < 0)
+        line = NULL;
+    if (line != NULL)
+        sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));
+    free(line);
+    free(text);
+}
+
 static void render(struct run_state *st, const struct bsh_item *item)
 {
+    int orphans = 0;
     if (item->kind == BSH_ITEM_STATUS) {
         st->exit_status = status_exit(item);
         st->ended = true;
+        /* What left the run's session dies with it, before the status. */
+        orphans = orphans_end(st->group, ORPHANS_MAX_MS);
     }
     if (stopping(st))
         return;
@@ -84,6 +116,8 @@ static void render(struct run_state *st, const struct bsh_item *item)
         sink_write(item->kind == BSH_ITEM_STDOUT ? &st->out : &st->err,
                    item->data, item->len);
     }
+    if (item->kind == BSH_ITEM_STATUS && st->args->report)
+        render_report(st, orphans);
 }
 
 /* A message of bsh's own, in the form the mode asks for. */
@@ -218,6 +252,9 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
     o.pty = a->pty;
     o.idle_timeout_ms = a->idle_timeout_ms;
     o.grace_ms = a->grace_ms;
+    o.limits = a->limits;
+    o.report = a->report;
+    o.containment = cli_engine_containment(a);
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
     if (rc == BSH_EGUARD) {
@@ -259,10 +296,11 @@ int cmd_run(const struct cli_args *a)
     sink_open(&st.out, 1, SINK_LIMIT);
     sink_open(&st.err, 2, SINK_LIMIT);
     /* Orphans of the run come to us, to be ended with it. */
-    process_become_subreaper();
+    orphans_become_subreaper();
     struct bsh_stream *s = NULL;
     int rc = start_run(&st, &s);
-    pid_t group = bsh_stream_pid(s);
+    st.stream = s;
+    st.group = bsh_stream_pid(s);
     if (rc == 0) {
         pump(&st, s, sfd);
     } else {
@@ -271,7 +309,7 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
-    process_end_orphans(group, ORPHANS_MAX_MS);
+    orphans_end(st.group, ORPHANS_MAX_MS);
     close(sfd);
     int status = final_status(&st);
     sink_close(&st.out);

@@ -48,35 +48,6 @@ size_t base64_encode(const unsigned char *in, size_t len, char *out)
     return o;
 }
 
-size_t json_quote(const char *s, char *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len = strlen(s), o = 0;
-    out[o++] = '"';
-    for (size_t i = 0; i < len;) {
-        if (p[i] == '"' || p[i] == '\\') {
-            out[o++] = '\\';
-            out[o++] = (char)p[i++];
-        } else if (p[i] < 0x20) {
-            o += (size_t)sprintf(out + o, "\\u%04x", p[i++]);
-        } else {
-            const char *c;
-            size_t n;
-            size_t k = utf8_repair(p + i, len - i, &c, &n);
-            if (c != (const char *)p + i) { /* repaired: say so in ASCII */
-                o += (size_t)sprintf(out + o, "\\ufffd");
-            } else {
-                memcpy(out + o, c, n);
-                o += n;
-            }
-            i += k;
-        }
-    }
-    out[o++] = '"';
-    out[o] = '\0';
-    return o;
-}
-
 static size_t put_optional_int(char *out, bool has, int value)
 {
     return has ? (size_t)sprintf(out, "%d", value)

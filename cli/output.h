@@ -7,6 +7,7 @@
 #define BSH_CLI_OUTPUT_H
 
 #include "bsh/bsh.h"
+#include "json.h" /* json_quote */
 #include "sink.h" /* write_all */
 
 #include <stddef.h>
@@ -51,9 +52,5 @@ int cli_stdout_status(void);
 /* Encodes `len` bytes as standard base64 with padding into `out` (room
  * for 4 * ceil(len / 3) + 1 bytes); returns the length written. */
 size_t base64_encode(const unsigned char *in, size_t len, char *out);
-
-/* Appends `s` as a JSON string literal (quotes included) to `out`, which
- * has room for 6 * strlen(s) + 3 bytes. Invalid UTF-8 becomes U+FFFD. */
-size_t json_quote(const char *s, char *out);
 
 #endif

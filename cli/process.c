@@ -58,59 +58,6 @@ int process_stop_signals(void)
     return signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-int process_become_subreaper(void)
-{
-    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-}
-
-/* The pids of our children, from /proc (up to `max`); how many. */
-static int list_children(pid_t *pids, int max)
-{
-    char path[64], text[4096];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-    FILE *f = fopen(path, "re");
-    if (f == NULL)
-        return 0;
-    size_t len = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[len] = '\0';
-    int n = 0;
-    for (char *p = text, *end; n < max; p = end) {
-        long pid = strtol(p, &end, 10);
-        if (end == p)
-            break;
-        pids[n++] = (pid_t)pid;
-    }
-    return n;
-}
-
-int process_end_orphans(pid_t pgid, int max_ms)
-{
-    struct timespec end = mono_add_ms(mono_now(), max_ms);
-    int killed = 0;
-    for (;;) {
-        pid_t pids[256];
-        int n = list_children(pids, 256), live = 0;
-        for (int i = 0; i < n; i++) {
-            if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
-                continue; /* had exited: reaped */
-            if (kill(pids[i], SIGKILL) == 0) {
-                killed++;
-                live++;
-                if (getpgid(pids[i]) == pids[i])
-                    kill(-pids[i], SIGKILL); /* its own group too */
-            }
-        }
-        /* The run's group dies asynchronously; its orphans come to us as
-         * each member exits. */
-        bool group_left = pgid > 0 && kill(-pgid, 0) == 0;
-        if ((live == 0 && !group_left) || mono_ns_until(end) <= 0)
-            return killed;
-        struct timespec pause = {0, 2000000};
-        nanosleep(&pause, NULL);
-    }
-}
-
 long process_raise_fd_limit(void)
 {
     struct rlimit rl;

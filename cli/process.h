@@ -26,17 +26,4 @@ int process_stop_signals(void);
  * now in force. */
 long process_raise_fd_limit(void);
 
-/* Makes bsh the reaper of the orphans its runs leave behind
- * (PR_SET_CHILD_SUBREAPER): a process that left the run's process group
- * (setsid, a double fork, a daemon) becomes bsh's child when its parent
- * dies, instead of init's. 0, or -1 with errno. */
-int process_become_subreaper(void);
-
-/* After a run whose process group was `pgid`: kills (SIGKILL, with their
- * own groups) and reaps every child of bsh, that is every orphan the run
- * left, until none is left and the old group is empty, for at most
- * `max_ms`. Children bsh may not signal are left. Returns how many it
- * killed. */
-int process_end_orphans(pid_t pgid, int max_ms);
-
 #endif

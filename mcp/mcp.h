@@ -21,8 +21,14 @@ struct mcp_config {
     bool dry_run;    /* validate tools/call but spawn nothing (fuzzing) */
     int stop_fd;     /* a signalfd of the signals that end the server, -1 */
     bool keep_logs;  /* leave the spill directory at exit */
-    int64_t idle_timeout_ms; /* default per call; 0: none */
-    int64_t grace_ms;        /* SIGTERM first, SIGKILL after this; 0 */
+    int64_t idle_timeout_ms;          /* default per call; 0: none */
+    int64_t grace_ms;                 /* SIGTERM first, SIGKILL after this; 0 */
+    struct bsh_limits limits;         /* of every call */
+    enum bsh_containment containment; /* of every call */
+    /* The server is the child subreaper of its calls: orphans that left
+     * a call's session are killed once no call runs (a cgroup per call
+     * ends them with the call itself). */
+    bool subreaper;
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS 600000

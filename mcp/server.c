@@ -7,6 +7,7 @@
  * running call's process group and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
+#include "orphans.h"
 #include "signal_read.h"
 #include "tool.h"
 
@@ -39,6 +40,9 @@ struct server {
 
 /* How long the end waits for a client that does not read its replies. */
 #define FINAL_FLUSH_MS 10000
+
+/* How long ending the orphans of calls may take. */
+#define ORPHANS_MAX_MS 1000
 
 static json_t *initialize_result(json_t *params)
 {
@@ -210,6 +214,10 @@ static void pump_calls(struct server *sv)
             *pp = c->next;
             tool_free(c);
             sv->ncalls--;
+            /* Orphans cannot be told apart by call: with none running,
+             * every child of ours is one. */
+            if (sv->ncalls == 0 && sv->cfg->subreaper)
+                orphans_end(-1, ORPHANS_MAX_MS);
         } else {
             pp = &c->next;
         }
@@ -279,6 +287,8 @@ static void end_server(struct server *sv)
         sv->calls = c->next;
         tool_free(c);
     }
+    if (sv->cfg->subreaper)
+        orphans_end(-1, ORPHANS_MAX_MS);
     free(sv->line);
     free(sv->pfds);
     spill_dir_finish(&sv->spill);

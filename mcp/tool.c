@@ -7,6 +7,7 @@
  */
 #include "tool.h"
 #include "display.h"
+#include "json.h"
 #include "mono.h"
 
 #include <stdio.h>
@@ -126,6 +127,9 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
     o.pty = cfg->pty;
     o.idle_timeout_ms = idle_ms;
     o.grace_ms = cfg->grace_ms;
+    o.limits = cfg->limits;
+    o.containment = cfg->containment;
+    o.report = true;
     struct bsh_error err;
     int rc = bsh_run(&o, &c->stream, &err);
     if (rc != BSH_OK) {
@@ -142,6 +146,7 @@ struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
     c->timeout_ms = timeout_ms;
     c->idle_ms = idle_ms;
     c->pty = cfg->pty;
+    c->subreaper = cfg->subreaper;
     return c;
 }
 
@@ -160,24 +165,66 @@ static void maybe_progress(struct call *c)
                          "progress", (json_int_t)c->bytes, "message", msg));
 }
 
+/* What an ended run was doing, from its report's diagnosis, as a line
+ * that goes before the ending: "still running: sleep (pid 12, sleeping
+ * in hrtimer_nanosleep)"; "" when nothing was. */
+static void still_running(const struct call *c, char *buf, size_t size)
+{
+    const struct bsh_report *r = bsh_stream_report(c->stream);
+    size_t len = 0, shown = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; r != NULL && i < r->diagnosis_count && shown < 3; i++) {
+        const struct bsh_proc_info *p = &r->diagnosis[i];
+        if (strcmp(p->comm, "bash") == 0 && r->diagnosis_count > 1)
+            continue; /* the shell waiting for its command says little */
+        const char *state = p->state == 'R'   ? "running"
+                            : p->state == 'D' ? "blocked"
+                            : p->state == 'T' ? "stopped"
+                                              : "sleeping";
+        int n = snprintf(buf + len, size - len, "%s%s (pid %d, %s%s%s)",
+                         shown ? ", " : "still running: ", p->comm, p->pid,
+                         state, p->wchan[0] ? " in " : "", p->wchan);
+        if (n < 0 || (size_t)n >= size - len)
+            break;
+        len += (size_t)n;
+        shown++;
+    }
+}
+
 /* How the run ended, as the last line of the text ("" for exit 0). */
 static void ending_line(const struct call *c, const struct bsh_item *st,
                         const char *error, char *buf, size_t size)
 {
     buf[0] = '\0';
+    enum bsh_end_reason why = bsh_stream_end_reason(c->stream);
+    const struct bsh_report *r = bsh_stream_report(c->stream);
+    bool timed_out = error == NULL && bsh_item_timed_out(st);
     if (error != NULL)
         snprintf(buf, size, "error: %s", error);
-    else if (bsh_item_timed_out(st) &&
-             bsh_stream_end_reason(c->stream) == BSH_END_IDLE)
+    else if (timed_out && why == BSH_END_LIMIT && r != NULL)
+        snprintf(buf, size, "ended: output limit of %llu bytes reached",
+                 (unsigned long long)(r->stdout_bytes + r->stderr_bytes));
+    else if (timed_out && why == BSH_END_IDLE)
         snprintf(buf, size, "timed out: no output for %lld ms",
                  (long long)c->idle_ms);
-    else if (bsh_item_timed_out(st))
+    else if (timed_out)
         snprintf(buf, size, "timed out after %lld ms",
                  (long long)c->timeout_ms);
     else if (st->has_signal)
         snprintf(buf, size, "signal: %d", st->signal);
     else if (st->exit_code != 0)
         snprintf(buf, size, "exit code: %d", st->exit_code);
+    char running[BSH_ERROR_MAX];
+    if (timed_out && (still_running(c, running, sizeof(running)), running[0])) {
+        char ending[128];
+        snprintf(ending, sizeof(ending), "%s", buf);
+        snprintf(buf, size, "%s\n%s", running, ending);
+    } else if (error == NULL && r != NULL && r->limit != BSH_LIMIT_NONE &&
+               buf[0] != '\0') {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, " (the %s limit)",
+                 bsh_limit_name(r->limit));
+    }
 }
 
 /* stdout, stderr, then the ending on a line of its own. */
@@ -197,6 +244,19 @@ static json_t *joined_text(const struct capture_part *out,
     json_t *s = json_stringn(text, n + ending->len);
     free(text);
     return s;
+}
+
+/* structuredContent.report: the engine's end report (SPEC 5.3). */
+static void add_report(const struct call *c, json_t *structured)
+{
+    const struct bsh_report *r = bsh_stream_report(c->stream);
+    if (r == NULL)
+        return;
+    char *text = report_json(r, report_containment(r, c->subreaper));
+    json_t *report = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (report != NULL)
+        json_object_set_new(structured, "report", report);
 }
 
 /* Answers the call from what it captured and how it ended (`st`, or the
@@ -235,6 +295,7 @@ static void answer(struct call *c, const struct bsh_item *st, const char *error)
     if (error != NULL)
         json_object_set_new(structured, "error",
                             json_stringn(ending.text + 7, ending.len - 7));
+    add_report(c, structured);
     json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
     rpc_result(c->id,
                json_pack("{s:o, s:b, s:o}", "content", content, "isError",

@@ -22,6 +22,7 @@ struct call {
     int64_t timeout_ms;
     int64_t idle_ms;
     bool pty;
+    bool subreaper; /* the server kills orphans: say so in the report */
     bool cancelled; /* by notifications/cancelled: end without a reply */
     double last_progress_ms;
     uint64_t bytes;

@@ -121,68 +121,6 @@ else
     skip "a session per run in pipe mode" "no script(1)"
 fi
 
-# --- nothing escapes: bsh is the subreaper of its run ----------------------------
-# Each technique leaves a process behind that outlives the run's process
-# group; each is ended the three ways a CLI run ends. Survivors are
-# counted by a marker unique to each cell (the sleep's duration, found in
-# any command line).
-escapes=(
-    'setsid sleep $M &'
-    'setsid -f sleep $M'
-    '( (sleep $M &) & )'
-    'nohup sleep $M >/dev/null 2>&1 & disown'
-    'python3 -c "import os,time
-if os.fork(): os._exit(0)
-os.setsid()
-if os.fork(): os._exit(0)
-time.sleep($M)" &'
-    'python3 -c "import os,time; os.setpgid(0, 0); time.sleep($M)" &'
-    ': > >(setsid sleep $M)'
-    'setsid sleep $M & kill -STOP $!'
-    'setsid bash -c "trap \"\" TERM INT HUP QUIT USR1; sleep $M" &'
-    'setsid bash -c "while :; do sleep $M & sleep 0.05; done" &'
-)
-survivors=0 cells=0
-for t in "${!escapes[@]}"; do
-    for how in end timeout term; do
-        M="94$t$(printf %d "'${how:0:1}").5" # unique per cell
-        cmd=${escapes[$t]//\$M/$M}
-        # A normal end needs the escapees off the output pipes (bsh waits
-        # for EOF, as daemons that redirect their output allow).
-        # Lines, not ';': most techniques end in '&'. The marker file
-        # proves that the technique ran (a syntax error would pass vacuously).
-        ran="echo ran >$T/ran.$t.$how"
-        case $how in
-        end) timeout 20 "$BSH" run "{
-$cmd
-} >/dev/null 2>&1
-$ran
-sleep 0.3" >/dev/null 2>&1 ;;
-        timeout) timeout 20 "$BSH" run -t 800 "$cmd
-$ran
-sleep 30" >/dev/null 2>&1 ;;
-        term)
-            timeout 20 "$BSH" run "$cmd
-$ran
-sleep 30" >/dev/null 2>&1 &
-            p=$!
-            sleep 0.8
-            kill -TERM $p
-            wait $p
-            ;;
-        esac
-        cells=$((cells + 1))
-        [ -f "$T/ran.$t.$how" ] || { echo "# did not run: technique $t, $how"; survivors=$((survivors + 1)); }
-        if ! none_left "$M"; then
-            survivors=$((survivors + 1))
-            echo "# escaped: technique $t, ended by $how"
-            pkill -9 -f "$M"
-        fi
-    done
-done
-[ "$survivors" -eq 0 ]
-ok $? "escape suite: $cells cells (${#escapes[@]} techniques x normal end, timeout, SIGTERM), $survivors with a survivor"
-
 # --- output and status -----------------------------------------------------------
 expect "pty: output after every terminal fd was closed once is kept" 0 \
     "EARLY\r\nLATE\r\n" "" -- \

@@ -58,8 +58,36 @@ test('a timeout kills the command and says so', async () => {
   const r = await run('echo started; sleep 10', { timeout_ms: 300 });
   assert.ok(Date.now() - t0 < 3000);
   assert.equal(r.isError, true);
-  assert.equal(r.content[0].text, 'started\ntimed out after 300 ms');
+  // The line before the ending says what was still running, and on what.
+  assert.match(r.content[0].text,
+    /^started\nstill running: sleep \(pid \d+, sleeping in \w+\)\ntimed out after 300 ms$/);
   assert.equal(r.structuredContent.timed_out, true);
+  const rep = r.structuredContent.report;
+  assert.equal(rep.reason, 'timeout');
+  assert.equal(rep.signal, -1);
+  assert.equal(rep.stdout_bytes, 8);
+  assert.ok(['cgroup', 'subreaper'].includes(rep.containment));
+  // bash runs its last command with exec: sleep is all that is left.
+  assert.equal(rep.killed, 1);
+  assert.equal(rep.escaped, 0);
+  assert.deepEqual(rep.diagnosis.map((p) => p.comm), ['sleep']);
+  const sleep = rep.diagnosis.find((p) => p.comm === 'sleep');
+  assert.equal(sleep.state, 'S');
+  assert.deepEqual(Object.keys(sleep.fds), ['0', '1', '2']);
+  assert.equal(sleep.fds['0'], '/dev/null');
+});
+
+test('every reply carries the end report', async () => {
+  const r = await run('echo hi; exit 3');
+  const rep = r.structuredContent.report;
+  assert.equal(rep.reason, 'exit');
+  assert.equal(rep.exit_code, 3);
+  assert.equal(rep.signal, null);
+  assert.equal(rep.limit, null);
+  assert.equal(rep.stdout_bytes, 3);
+  assert.equal(rep.stderr_bytes, 0);
+  assert.ok(rep.wall_ms >= 0 && rep.cpu_user_ms >= 0 && rep.cpu_sys_ms >= 0);
+  assert.deepEqual(rep.diagnosis, []);
 });
 
 test('a guard rejection runs nothing', async () => {
@@ -146,6 +174,6 @@ test('server configuration: cwd, env and default timeout apply to every call', a
   const r = await c.callTool({ name: 'bash_run', arguments: { command: 'pwd; echo $GREETING' } });
   assert.equal(r.content[0].text, '/tmp\nhi\n');
   const t = await c.callTool({ name: 'bash_run', arguments: { command: 'sleep 5' } });
-  assert.equal(t.content[0].text, 'timed out after 300 ms');
+  assert.match(t.content[0].text, /^still running: sleep .*\ntimed out after 300 ms$/);
   await c.close();
 });

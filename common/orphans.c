@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The orphans of runs, for the two programs that own their process (the
+ * CLI and the MCP server) and may be child subreapers: what leaves a
+ * run's session comes to them when its parent dies, to be killed.
+ */
+#define _GNU_SOURCE
+#include "orphans.h"
+#include "mono.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int orphans_become_subreaper(void)
+{
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* The pids of our children, from /proc (up to `max`); how many. */
+static int list_children(pid_t *pids, int max)
+{
+    char path[64], text[4096];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 0;
+    size_t len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    int n = 0;
+    for (char *p = text, *end; n < max; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        pids[n++] = (pid_t)pid;
+    }
+    return n;
+}
+
+int orphans_end(pid_t pgid, int max_ms)
+{
+    struct timespec end = mono_add_ms(mono_now(), max_ms);
+    int killed = 0;
+    for (;;) {
+        pid_t pids[256];
+        int n = list_children(pids, 256), live = 0;
+        for (int i = 0; i < n; i++) {
+            if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
+                continue; /* had exited: reaped */
+            if (kill(pids[i], SIGKILL) == 0) {
+                killed++;
+                live++;
+                if (getpgid(pids[i]) == pids[i])
+                    kill(-pids[i], SIGKILL); /* its own group too */
+            }
+        }
+        /* The run's group dies asynchronously; its orphans come to us as
+         * each member exits. */
+        bool group_left = pgid > 0 && kill(-pgid, 0) == 0;
+        if ((live == 0 && !group_left) || mono_ns_until(end) <= 0)
+            return killed;
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+}

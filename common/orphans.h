@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ending the orphans of runs (orphans.c), for a process that owns itself.
+ */
+#ifndef BSH_COMMON_ORPHANS_H
+#define BSH_COMMON_ORPHANS_H
+
+#include <sys/types.h>
+
+/* Makes this process the reaper of the orphans its runs leave behind
+ * (PR_SET_CHILD_SUBREAPER): a process that left the run's process group
+ * (setsid, a double fork, a daemon) becomes our child when its parent
+ * dies, instead of init's. 0, or -1 with errno. */
+int orphans_become_subreaper(void);
+
+/* After a run whose process group was `pgid`: kills (SIGKILL, with their
+ * own groups) and reaps every child of ours, that is every orphan the run
+ * left, until none is left and the old group is empty, for at most
+ * `max_ms`. Children we may not signal are left. Returns how many it
+ * killed. */
+int orphans_end(pid_t pgid, int max_ms);
+
+#endif

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The escape suite: each technique a command uses to outlive its run,
+# against each way a CLI run ends, with each containment bsh offers.
+# A cell passes when the run ends as it should and no process of the run
+# is left: survivors are counted by a marker unique to the cell (the
+# sleep's duration, found in any command line). Prints TAP: one line per
+# technique and containment, with the time of its slowest cell.
+# Usage: test_escape.sh PATH/TO/bsh
+set -u
+BSH=${1:?usage: test_escape.sh PATH/TO/bsh}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../cli/tap.sh"
+
+# $M is the cell's marker. Each technique leaves a process (holding the
+# marker) outside the run's process group.
+techniques=(
+    'setsid sleep $M &'
+    'setsid -f sleep $M'
+    'python3 -c "import os,time
+if os.fork(): os._exit(0)
+os.setsid()
+if os.fork(): os._exit(0)
+time.sleep($M)" &'
+    'python3 -c "import ctypes,time; ctypes.CDLL(None).daemon(0, 0); time.sleep($M)" &'
+    'python3 -c "import os,time; os.setpgid(0, 0); time.sleep($M)" &'
+    'nohup sleep $M >/dev/null 2>&1 & disown'
+    '( (sleep $M &) & )'
+    ': > >(setsid sleep $M)'
+    'setsid sh -c "kill -STOP \$\$; exec sleep $M" &'
+    'setsid bash -c "for s in \$(seq 1 64); do trap \"\" \$s 2>/dev/null; done; exec sleep $M" &'
+    'setsid bash -c "while :; do sleep $M & sleep 0.05; done" &'
+    'setsid sleep $M | setsid sleep $M &'
+)
+names=(setsid 'setsid -f' 'double fork' 'daemon(3)' 'setpgid' 'nohup & disown'
+    '( ... &)' 'process substitution' 'a stopped process'
+    'every catchable signal ignored' 'a process that keeps forking' 'a background pipeline')
+ends=(end timeout idle TERM INT HUP)
+want_rc=(0 124 124 143 130 129)
+
+# Waits for PID at most SECONDS; its exit status, or 255 if it was still
+# running (then it is killed).
+wait_bounded() {
+    local pid=$1 until=$(($(now_ms) + $2 * 1000))
+    while kill -0 "$pid" 2>/dev/null && [ "$(now_ms)" -lt "$until" ]; do sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -9 "$pid"
+        wait "$pid"
+        return 255
+    fi
+    wait "$pid"
+}
+
+# cell TECHNIQUE END CONTAINMENT-ARGS...: runs one cell and writes
+# "STATUS MS" to $T/res.TECHNIQUE.END. The marker file proves that the
+# technique ran (a syntax error would pass vacuously).
+cell() {
+    local t=$1 e=$2
+    shift 2
+    local M="97$suite_no$(printf %02d "$t")$e.5"
+    local cmd=${techniques[$t]//\$M/$M}
+    local ran="echo ran >$T/ran.$t.$e" end=${ends[$e]} t0 rc args=()
+    local script="$cmd
+$ran
+sleep 30"
+    case $end in
+    end) # the escapee must be off the output pipes for the run to end
+        script="{
+$cmd
+} >/dev/null 2>&1
+$ran
+sleep 0.3" ;;
+    timeout) args=(-t 800) ;;
+    idle) args=(--idle-timeout 600) ;;
+    esac
+    t0=$(now_ms)
+    "$BSH" run "$@" "${args[@]}" "$script" >/dev/null 2>&1 </dev/null &
+    local p=$!
+    case $end in TERM | INT | HUP)
+        sleep 0.8
+        kill -"$end" $p
+        ;;
+    esac
+    wait_bounded $p 15
+    rc=$?
+    echo "$rc $(($(now_ms) - t0)) $M" >"$T/res.$t.$e"
+}
+
+# suite LABEL CONTAINMENT-ARGS...
+suite() {
+    local label=$1
+    shift
+    local t e
+    suite_no=$((suite_no + 1))
+    for t in "${!techniques[@]}"; do
+        rm -f "$T"/ran.* "$T"/res.*
+        for e in "${!ends[@]}"; do cell "$t" "$e" "$@" & done
+        wait
+        local bad=0 slowest=0 rc ms M
+        for e in "${!ends[@]}"; do
+            read -r rc ms M <"$T/res.$t.$e"
+            [ "$ms" -gt "$slowest" ] && slowest=$ms
+            if [ "$rc" -ne "${want_rc[$e]}" ]; then
+                echo "#   ${ends[$e]}: bsh exited $rc, want ${want_rc[$e]}"
+                bad=1
+            fi
+            if [ ! -f "$T/ran.$t.$e" ]; then
+                echo "#   ${ends[$e]}: the technique did not run"
+                bad=1
+            fi
+            if ! none_left "$M"; then
+                echo "#   ${ends[$e]}: escaped ($(pgrep -f -- "$M" | wc -l) left)"
+                bad=1
+                while pkill -9 -f -- "$M"; do sleep 0.05; done
+            fi
+        done
+        ok $bad "$label: ${names[$t]}: nothing left after end, timeout, idle timeout, SIGTERM, SIGINT, SIGHUP (slowest $slowest ms)"
+    done
+}
+
+suite_no=0
+suite "subreaper" --containment subreaper
+if "$BSH" run --containment cgroup true 2>"$T/why"; then
+    suite "cgroup" --containment cgroup
+else
+    skip "cgroup: the escape suite" "no cgroup here: $(cat "$T/why")"
+fi
+tap_end
