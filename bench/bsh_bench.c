@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void take(struct bench_run *r, const struct bsh_item *it)
 {
@@ -31,6 +32,11 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
     o.command = a->command;
     o.timeout_ms = a->timeout_ms;
     o.pty = a->pty;
+    if (a->containment != NULL)
+        o.containment =
+            strcmp(a->containment, "cgroup") == 0    ? BSH_CONTAIN_CGROUP
+            : strcmp(a->containment, "session") == 0 ? BSH_CONTAIN_SESSION
+                                                     : BSH_CONTAIN_AUTO;
     struct bsh_stream *s = NULL;
     struct bsh_error err;
     r->start_ms = mono_ms();

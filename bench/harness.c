@@ -13,7 +13,7 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
-            "[--touch-mb N] COMMAND\n",
+            "[--touch-mb N] [--containment auto|cgroup|session] COMMAND\n",
             prog);
     exit(2);
 }
@@ -33,6 +33,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         }
         if (i + 1 >= argc)
             usage(argv[0]);
+        if (strcmp(o, "--containment") == 0) {
+            a->containment = argv[++i];
+            continue;
+        }
         long long v = atoll(argv[++i]);
         if (strcmp(o, "--timeout") == 0)
             a->timeout_ms = v;

@@ -20,7 +20,8 @@ struct bench_args {
     int repeat;         /* sequential runs */
     int parallel;       /* runs at once (replaces repeat when > 1) */
     bool pty;
-    long touch_mb; /* touch this much heap before spawning */
+    long touch_mb;           /* touch this much heap before spawning */
+    const char *containment; /* bsh only: auto (NULL), cgroup, session */
 };
 
 /* What one run saw. */

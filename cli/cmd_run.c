@@ -73,8 +73,10 @@ static bool stopping(const struct run_state *st)
 }
 
 /* The end report after the status item: the last JSON line, or one line
- * on stderr. `orphans`: what bsh, as the subreaper, had to kill. */
-static void render_report(struct run_state *st, int orphans)
+ * on stderr. `orphans`: what bsh, as the subreaper, killed and could not
+ * kill. As the subreaper bsh sees everything that left the session, so
+ * it knows what escaped. */
+static void render_report(struct run_state *st, int orphans, int stuck)
 {
     const struct bsh_report *lib = bsh_stream_report(st->stream);
     if (lib == NULL)
@@ -82,6 +84,8 @@ static void render_report(struct run_state *st, int orphans)
     struct bsh_report r = *lib;
     if (r.killed >= 0)
         r.killed += orphans;
+    if (r.containment == BSH_CONTAIN_SESSION)
+        r.escaped = (r.escaped > 0 ? r.escaped : 0) + stuck;
     const char *held =
         report_containment(&r, st->args->containment != CLI_CONTAIN_CGROUP);
     char *text = st->args->json ? report_json(&r, held) : report_text(&r, held);
@@ -99,12 +103,12 @@ static void render_report(struct run_state *st, int orphans)
 
 static void render(struct run_state *st, const struct bsh_item *item)
 {
-    int orphans = 0;
+    int orphans = 0, stuck = 0;
     if (item->kind == BSH_ITEM_STATUS) {
         st->exit_status = status_exit(item);
         st->ended = true;
         /* What left the run's session dies with it, before the status. */
-        orphans = orphans_end(st->group, ORPHANS_MAX_MS);
+        orphans = orphans_end(st->group, ORPHANS_MAX_MS, &stuck);
     }
     if (stopping(st))
         return;
@@ -117,7 +121,7 @@ static void render(struct run_state *st, const struct bsh_item *item)
                    item->data, item->len);
     }
     if (item->kind == BSH_ITEM_STATUS && st->args->report)
-        render_report(st, orphans);
+        render_report(st, orphans, stuck);
 }
 
 /* A message of bsh's own, in the form the mode asks for. */
@@ -309,7 +313,7 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
-    orphans_end(st.group, ORPHANS_MAX_MS);
+    orphans_end(st.group, ORPHANS_MAX_MS, NULL);
     close(sfd);
     int status = final_status(&st);
     sink_close(&st.out);

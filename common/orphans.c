@@ -43,29 +43,48 @@ static int list_children(pid_t *pids, int max)
     return n;
 }
 
-int orphans_end(pid_t pgid, int max_ms)
+/* Whether `pid` is among the first `n` of `seen`; adds it if not (and
+ * there is room). */
+static bool seen_before(pid_t *seen, int *n, int cap, pid_t pid)
+{
+    for (int i = 0; i < *n; i++)
+        if (seen[i] == pid)
+            return true;
+    if (*n < cap)
+        seen[(*n)++] = pid;
+    return false;
+}
+
+int orphans_end(pid_t pgid, int max_ms, int *left)
 {
     struct timespec end = mono_add_ms(mono_now(), max_ms);
-    int killed = 0;
+    pid_t killed[1024];
+    int nkilled = 0, stuck = 0;
     for (;;) {
         pid_t pids[256];
         int n = list_children(pids, 256), live = 0;
+        stuck = 0;
         for (int i = 0; i < n; i++) {
             if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
                 continue; /* had exited: reaped */
-            if (kill(pids[i], SIGKILL) == 0) {
-                killed++;
-                live++;
-                if (getpgid(pids[i]) == pids[i])
-                    kill(-pids[i], SIGKILL); /* its own group too */
+            live++;
+            if (kill(pids[i], SIGKILL) < 0) {
+                stuck++; /* it turned into another user */
+                continue;
             }
+            seen_before(killed, &nkilled, 1024, pids[i]);
+            if (getpgid(pids[i]) == pids[i])
+                kill(-pids[i], SIGKILL); /* its own group too */
         }
         /* The run's group dies asynchronously; its orphans come to us as
          * each member exits. */
         bool group_left = pgid > 0 && kill(-pgid, 0) == 0;
-        if ((live == 0 && !group_left) || mono_ns_until(end) <= 0)
-            return killed;
+        if ((live == stuck && !group_left) || mono_ns_until(end) <= 0)
+            break;
         struct timespec pause = {0, 2000000};
         nanosleep(&pause, NULL);
     }
+    if (left != NULL)
+        *left = stuck;
+    return nkilled;
 }

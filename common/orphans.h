@@ -16,8 +16,8 @@ int orphans_become_subreaper(void);
 /* After a run whose process group was `pgid`: kills (SIGKILL, with their
  * own groups) and reaps every child of ours, that is every orphan the run
  * left, until none is left and the old group is empty, for at most
- * `max_ms`. Children we may not signal are left. Returns how many it
- * killed. */
-int orphans_end(pid_t pgid, int max_ms);
+ * `max_ms`. Children we may not signal are left, and counted in `*left`
+ * (may be NULL). Returns how many it killed. */
+int orphans_end(pid_t pgid, int max_ms, int *left);
 
 #endif

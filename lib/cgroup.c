@@ -212,7 +212,7 @@ int bsh__cgroup_kill(const struct bsh__cgroup *cg)
      * that forks meanwhile is caught on the next pass of the wait. */
     int pids[512], n = bsh__cgroup_pids(cg, pids, 512), err = 0;
     for (int i = 0; i < n; i++)
-        if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
+        if (pids[i] > 0 && kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
             err = errno;
     return err;
 }

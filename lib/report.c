@@ -124,8 +124,11 @@ void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status)
         r->containment = BSH_CONTAIN_CGROUP;
         r->escaped = bsh__cgroup_remove(&s->cgroup, GONE_WAIT_MS);
     } else {
+        /* The session alone cannot see what left it: known survivors, or
+         * unknown, never a 0 it could not check. */
         r->containment = BSH_CONTAIN_SESSION;
-        r->escaped = s->want_report ? session_left(s->sid) : -1;
+        int left = s->want_report ? session_left(s->sid) : 0;
+        r->escaped = left > 0 ? left : -1;
     }
     s->has_report = true;
 }

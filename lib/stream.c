@@ -226,7 +226,8 @@ static int signal_run(struct bsh_stream *s, int sig)
         }
         int pids[512], n = bsh__cgroup_pids(&s->cgroup, pids, 512);
         for (int i = 0; i < n; i++)
-            kill(pids[i], sig);
+            if (pids[i] > 0)
+                kill(pids[i], sig);
     }
     return bsh__child_signal_group(&s->child, sig);
 }

@@ -217,7 +217,7 @@ static void pump_calls(struct server *sv)
             /* Orphans cannot be told apart by call: with none running,
              * every child of ours is one. */
             if (sv->ncalls == 0 && sv->cfg->subreaper)
-                orphans_end(-1, ORPHANS_MAX_MS);
+                orphans_end(-1, ORPHANS_MAX_MS, NULL);
         } else {
             pp = &c->next;
         }
@@ -288,7 +288,7 @@ static void end_server(struct server *sv)
         tool_free(c);
     }
     if (sv->cfg->subreaper)
-        orphans_end(-1, ORPHANS_MAX_MS);
+        orphans_end(-1, ORPHANS_MAX_MS, NULL);
     free(sv->line);
     free(sv->pfds);
     spill_dir_finish(&sv->spill);

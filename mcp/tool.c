@@ -191,40 +191,57 @@ static void still_running(const struct call *c, char *buf, size_t size)
     }
 }
 
-/* How the run ended, as the last line of the text ("" for exit 0). */
+/* Appends `text` to `buf` (`size` bytes, holding `*len`), cut to fit. */
+static void append(char *buf, size_t size, size_t *len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > size - 1 - *len)
+        n = size - 1 - *len;
+    memcpy(buf + *len, text, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+/* How the run ended, as the last line of the text ("" for exit 0); a run
+ * that bsh ended gets a line before it that says what was still running. */
 static void ending_line(const struct call *c, const struct bsh_item *st,
                         const char *error, char *buf, size_t size)
 {
-    buf[0] = '\0';
     enum bsh_end_reason why = bsh_stream_end_reason(c->stream);
     const struct bsh_report *r = bsh_stream_report(c->stream);
     bool timed_out = error == NULL && bsh_item_timed_out(st);
+    char last[BSH_ERROR_MAX + 64] = "", running[BSH_ERROR_MAX] = "";
     if (error != NULL)
-        snprintf(buf, size, "error: %s", error);
+        snprintf(last, sizeof(last), "error: %s", error);
     else if (timed_out && why == BSH_END_LIMIT && r != NULL)
-        snprintf(buf, size, "ended: output limit of %llu bytes reached",
+        snprintf(last, sizeof(last),
+                 "ended: output limit of %llu bytes reached",
                  (unsigned long long)(r->stdout_bytes + r->stderr_bytes));
     else if (timed_out && why == BSH_END_IDLE)
-        snprintf(buf, size, "timed out: no output for %lld ms",
+        snprintf(last, sizeof(last), "timed out: no output for %lld ms",
                  (long long)c->idle_ms);
     else if (timed_out)
-        snprintf(buf, size, "timed out after %lld ms",
+        snprintf(last, sizeof(last), "timed out after %lld ms",
                  (long long)c->timeout_ms);
     else if (st->has_signal)
-        snprintf(buf, size, "signal: %d", st->signal);
+        snprintf(last, sizeof(last), "signal: %d", st->signal);
     else if (st->exit_code != 0)
-        snprintf(buf, size, "exit code: %d", st->exit_code);
-    char running[BSH_ERROR_MAX];
-    if (timed_out && (still_running(c, running, sizeof(running)), running[0])) {
-        char ending[128];
-        snprintf(ending, sizeof(ending), "%s", buf);
-        snprintf(buf, size, "%s\n%s", running, ending);
-    } else if (error == NULL && r != NULL && r->limit != BSH_LIMIT_NONE &&
-               buf[0] != '\0') {
-        size_t len = strlen(buf);
-        snprintf(buf + len, size - len, " (the %s limit)",
+        snprintf(last, sizeof(last), "exit code: %d", st->exit_code);
+    if (error == NULL && !timed_out && r != NULL &&
+        r->limit != BSH_LIMIT_NONE && last[0] != '\0') {
+        size_t n = strlen(last);
+        snprintf(last + n, sizeof(last) - n, " (the %s limit)",
                  bsh_limit_name(r->limit));
     }
+    if (timed_out)
+        still_running(c, running, sizeof(running));
+    size_t len = 0;
+    buf[0] = '\0';
+    if (running[0] != '\0') {
+        append(buf, size, &len, running);
+        append(buf, size, &len, "\n");
+    }
+    append(buf, size, &len, last);
 }
 
 /* stdout, stderr, then the ending on a line of its own. */
@@ -263,7 +280,7 @@ static void add_report(const struct call *c, json_t *structured)
  * stream error `error`), within the budget of characters. */
 static void answer(struct call *c, const struct bsh_item *st, const char *error)
 {
-    char raw_ending[BSH_ERROR_MAX + 32];
+    char raw_ending[2 * BSH_ERROR_MAX + 128];
     ending_line(c, st, error, raw_ending, sizeof(raw_ending));
     struct display ending;
     struct capture_part po, pe;

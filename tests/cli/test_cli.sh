@@ -33,6 +33,36 @@ expect "bad grace: 125" 125 "" \
 expect "bad idle timeout: 125" 125 "" \
     "bsh: invalid idle timeout 'x': expected milliseconds, a whole number from 0\n" \
     -- run --idle-timeout x true
+expect "output limit: every byte up to it, then 124" 124 "1\n2\n3" "" -- \
+    run -l output=5 'seq 1000'
+expect "output limit with a suffix, --limit=" 0 "ok\n" "" -- run --limit=output=1K 'echo ok'
+expect "cpu limit: the command's own SIGXCPU" 152 "" "" -- \
+    run -l cpu=1 'while :; do :; done'
+expect "an unknown limit: 125" 125 "" \
+    "bsh: invalid limit 'disk=1': expected NAME=VALUE with NAME memory, pids, cpu, fsize or output\n" \
+    -- run -l disk=1 true
+expect "a bad limit value: 125" 125 "" \
+    "bsh: invalid limit 'memory=1T': expected a whole number of bytes, with an optional K, M or G, from 1\n" \
+    -- run -l memory=1T true
+expect "a zero limit: 125" 125 "" \
+    "bsh: invalid limit 'pids=0': expected a whole number of processes from 1\n" \
+    -- run -l pids=0 true
+expect "pids without a cgroup: 125, and why" 125 "" \
+    "bsh: cannot enforce the pids limit: the run has no cgroup (containment is the session)\n" \
+    -- run --containment subreaper -l pids=10 true
+expect "a bad containment: 125" 125 "" \
+    "bsh: invalid containment 'jail': expected auto, cgroup or subreaper\n" \
+    -- run --containment jail true
+"$BSH" run --json --report 'printf abc; exit 2' >"$T/out" 2>"$T/err"
+rc=$?
+tail -n 1 "$T/out" | grep -Eq '^\{"report":\{"reason":"exit","limit":null,"exit_code":2,"signal":null,"wall_ms":[0-9]+,"cpu_user_ms":[0-9]+,"cpu_sys_ms":[0-9]+,"memory_peak_bytes":[0-9]+,"stdout_bytes":3,"stderr_bytes":0,"containment":"(cgroup|subreaper)","killed":[0-9]+,"escaped":(0|null),"diagnosis":\[\]\}\}$' &&
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/out")" -eq 3 ] && [ ! -s "$T/err" ]
+ok $? "--json --report: the report is the last line, after the status"
+"$BSH" run --report -t 300 'echo go; sleep 5' >"$T/out" 2>"$T/err"
+rc=$?
+grep -Eq '^bsh: report: reason timeout, wall [0-9]+ ms, cpu [0-9]+ ms user \+ [0-9]+ ms sys, .*killed 1, .*was running: [0-9]+ sleep \(S in [a-z_]+\)$' "$T/err" &&
+    [ "$rc" -eq 124 ] && [ "$(cat "$T/out")" = go ] && [ "$(wc -l <"$T/err")" -eq 1 ]
+ok $? "--report: one line on stderr says why, how long, and what was running"
 expect "env on top, last wins" 0 "2:x" "" -- \
     run -e A=1 --env A=2 -e B=x 'printf %s "$A:$B"'
 expect "env value may hold '='" 0 "a=b" "" -- run -e 'A=a=b' 'printf %s "$A"'

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Containment, limits and the end report through the library (SPEC 5):
+ * the escape cells that only the library can end (cancel, early free)
+ * beside the others, with a cgroup and with the session alone; each limit
+ * this machine can enforce; the report's keys. Survivors are counted by a
+ * marker unique to each cell, found in any command line.
+ */
+#define _GNU_SOURCE
+#include "../harness/run_util.h"
+#include "../harness/tap.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Live processes (zombies aside) whose command line holds `marker`; kills
+ * them when `kill_them`. */
+static int with_marker(const char *marker, bool kill_them)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        int pid = atoi(e->d_name);
+        char path[64], text[4096], stat[512];
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t len = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (len <= 0)
+            continue;
+        for (ssize_t i = 0; i < len; i++)
+            if (text[i] == '\0')
+                text[i] = ' ';
+        text[len] = '\0';
+        if (strstr(text, marker) == NULL)
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        len = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        stat[len > 0 ? len : 0] = '\0';
+        const char *paren = strrchr(stat, ')');
+        if (paren == NULL || paren[2] == 'Z')
+            continue;
+        n++;
+        if (kill_them)
+            kill(pid, SIGKILL);
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/* Survivors of a cell, waiting up to 2 s for the killed to go; then
+ * kills what is left so that the next cell starts clean. */
+static int survivors(const char *marker)
+{
+    int n = 0;
+    for (int i = 0; i < 100 && (n = with_marker(marker, false)) > 0; i++)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    for (int i = 0; i < 50 && with_marker(marker, true) > 0; i++)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    return n;
+}
+
+static const char *const techniques[] = {
+    "setsid sleep %s &",
+    "python3 -c 'import os,time\nif os.fork(): os._exit(0)\nos.setsid()\n"
+    "if os.fork(): os._exit(0)\ntime.sleep(%s)' &",
+    "setsid bash -c 'while :; do sleep %s & sleep 0.05; done' &",
+    "setsid sh -c 'kill -STOP $$; exec sleep %s' &",
+};
+static const char *const technique_names[] = {"setsid", "double fork",
+                                              "keeps forking", "stopped"};
+
+enum end { END_NORMAL, END_TIMEOUT, END_IDLE, END_CANCEL, END_FREE, END_COUNT };
+static const char *const end_names[] = {"normal end", "timeout", "idle timeout",
+                                        "cancel", "early free"};
+
+/* Runs one cell; the report's escaped count, or -2 when it has none. */
+static int run_cell(enum bsh_containment how, size_t t, enum end e,
+                    const char *marker, bool *ran)
+{
+    char tech[512], command[1024], flag[64];
+    /* The technique with its marker in place of "%s". */
+    const char *at = strstr(techniques[t], "%s");
+    snprintf(tech, sizeof(tech), "%.*s%s%s", (int)(at - techniques[t]),
+             techniques[t], marker, at + 2);
+    snprintf(flag, sizeof(flag), "/tmp/bsh-contain-%d", (int)getpid());
+    unlink(flag);
+    if (e == END_NORMAL)
+        snprintf(command, sizeof(command),
+                 "{\n%s\n} >/dev/null 2>&1\ntouch %s\nsleep 0.2", tech, flag);
+    else
+        snprintf(command, sizeof(command), "%s\ntouch %s\nsleep 30", tech,
+                 flag);
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = command;
+    o.containment = how;
+    o.report = true;
+    o.timeout_ms = e == END_TIMEOUT ? 500 : 20000;
+    o.idle_timeout_ms = e == END_IDLE ? 400 : 0;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    if (bsh_run(&o, &s, &err) != BSH_OK)
+        return -2;
+    if (e == END_FREE || e == END_CANCEL)
+        nanosleep(&(struct timespec){0, 500000000}, NULL);
+    if (e == END_CANCEL)
+        bsh_stream_cancel(s);
+    int escaped = -2;
+    if (e != END_FREE) {
+        struct result r = {0};
+        drain(s, &r);
+        const struct bsh_report *rep = bsh_stream_report(s);
+        escaped = rep != NULL ? rep->escaped : -2;
+        result_free(&r);
+    }
+    bsh_stream_free(s);
+    *ran = access(flag, F_OK) == 0;
+    unlink(flag);
+    return escaped;
+}
+
+static bool have_cgroup(void)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "true";
+    o.containment = BSH_CONTAIN_CGROUP;
+    struct result r;
+    run_collect(&o, &r);
+    bool yes = r.end_rc == 0;
+    if (!yes)
+        printf("# no cgroup here: %s\n", r.error);
+    result_free(&r);
+    return yes;
+}
+
+static void test_escapes(enum bsh_containment how, const char *label)
+{
+    for (size_t t = 0; t < sizeof(techniques) / sizeof(techniques[0]); t++) {
+        int bad = 0, claimed_none = 0, left_total = 0;
+        for (int e = 0; e < END_COUNT; e++) {
+            char marker[32];
+            snprintf(marker, sizeof(marker), "98%d%zu%d.25", (int)how, t, e);
+            bool ran = false;
+            int escaped = run_cell(how, t, (enum end)e, marker, &ran);
+            int left = survivors(marker);
+            left_total += left;
+            if (!ran) {
+                printf("#   %s: the technique did not run\n", end_names[e]);
+                bad++;
+            }
+            if (how == BSH_CONTAIN_CGROUP && left > 0) {
+                printf("#   %s: %d left\n", end_names[e], left);
+                bad++;
+            }
+            if (how == BSH_CONTAIN_CGROUP && e != END_FREE && escaped != 0) {
+                printf("#   %s: the report says %d escaped\n", end_names[e],
+                       escaped);
+                bad++;
+            }
+            /* The session alone cannot see what left it: its report must
+             * not claim that nothing did. */
+            if (how == BSH_CONTAIN_SESSION && left > 0 && escaped == 0)
+                claimed_none++;
+        }
+        char what[200];
+        if (how == BSH_CONTAIN_CGROUP)
+            snprintf(what, sizeof(what),
+                     "%s: %s: nothing left after a normal end, timeout, idle "
+                     "timeout, cancel or early free; the report says 0",
+                     label, technique_names[t]);
+        else
+            snprintf(what, sizeof(what),
+                     "%s: %s: %d left by the library alone, and no report "
+                     "claims that none was",
+                     label, technique_names[t], left_total);
+        ok(bad == 0 && claimed_none == 0, what);
+    }
+}
+
+static void test_report_keys(bool cgroup)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "printf 12345; printf 678 >&2; exit 3";
+    struct result r;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    bsh_run(&o, &s, &err);
+    ok(bsh_stream_report(s) == NULL, "no report before the status");
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    const struct bsh_report *rep = bsh_stream_report(s);
+    ok(rep != NULL, "a report after the status");
+    if (rep != NULL) {
+        is_str(bsh_end_reason_name(rep->reason), "exit", "reason exit");
+        ok(rep->limit == BSH_LIMIT_NONE, "no limit");
+        ok(rep->has_exit_code && rep->exit_code == 3 && !rep->has_signal,
+           "exit code 3, as the status");
+        is_int(rep->stdout_bytes, 5, "stdout bytes");
+        is_int(rep->stderr_bytes, 3, "stderr bytes");
+        ok(rep->wall_ms >= 0 && rep->wall_ms < 5000, "wall time");
+        ok(rep->cpu_user_ms >= 0 && rep->cpu_sys_ms >= 0, "CPU time");
+        ok(rep->memory_peak_bytes > 0, "memory peak (largest RSS or cgroup)");
+        is_int(rep->containment,
+               cgroup ? BSH_CONTAIN_CGROUP : BSH_CONTAIN_SESSION,
+               "containment as used");
+        is_int(rep->diagnosis_count, 0, "no diagnosis for a run that ended");
+    }
+    result_free(&r);
+    bsh_stream_free(s);
+
+    o.command = "echo go; sleep 20";
+    o.timeout_ms = 300;
+    o.report = true;
+    s = NULL;
+    bsh_run(&o, &s, &err);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    rep = bsh_stream_report(s);
+    ok(rep != NULL && rep->reason == BSH_END_TIMEOUT && rep->has_signal &&
+           rep->signal == -1,
+       "timeout: reason timeout, signal -1");
+    ok(rep != NULL && rep->diagnosis_count == 1 &&
+           strcmp(rep->diagnosis[0].comm, "sleep") == 0 &&
+           rep->diagnosis[0].state == 'S' &&
+           strcmp(rep->diagnosis[0].fds[0], "/dev/null") == 0 &&
+           strncmp(rep->diagnosis[0].fds[1], "pipe:", 5) == 0,
+       "timeout: the diagnosis names sleep, sleeping, and its fds");
+    ok(rep != NULL && rep->killed == 1, "timeout: one process killed");
+    result_free(&r);
+    bsh_stream_free(s);
+}
+
+static void test_limits(bool cgroup)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct result r;
+    o.command = "seq 1 100000; echo after >&2";
+    o.limits.output_bytes = 1000;
+    o.report = true;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    bsh_run(&o, &s, &err);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    const struct bsh_report *rep = bsh_stream_report(s);
+    ok(r.out_len + r.err_len == 1000 && result_signal(&r, -1),
+       "output limit: exactly 1000 bytes, then the timeout item");
+    ok(rep != NULL && rep->reason == BSH_END_LIMIT &&
+           rep->limit == BSH_LIMIT_OUTPUT,
+       "output limit: the report names it");
+    result_free(&r);
+    bsh_stream_free(s);
+
+    o = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
+    o.command = "while :; do :; done";
+    o.limits.cpu_seconds = 1;
+    o.timeout_ms = 10000;
+    s = NULL;
+    bsh_run(&o, &s, &err);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    rep = bsh_stream_report(s);
+    ok(result_signal(&r, SIGXCPU), "cpu limit: the command's own SIGXCPU");
+    ok(rep != NULL && rep->reason == BSH_END_LIMIT &&
+           rep->limit == BSH_LIMIT_CPU,
+       "cpu limit: the report names it");
+    result_free(&r);
+    bsh_stream_free(s);
+
+    o.command = "exec head -c 100000 /dev/zero > /dev/shm/bsh-fsize-test";
+    o.limits = (struct bsh_limits){.fsize_bytes = 4096};
+    s = NULL;
+    bsh_run(&o, &s, &err);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    rep = bsh_stream_report(s);
+    struct stat st;
+    ok(result_signal(&r, SIGXFSZ) &&
+           stat("/dev/shm/bsh-fsize-test", &st) == 0 && st.st_size == 4096,
+       "fsize limit: the file stops at 4096 bytes, SIGXFSZ");
+    ok(rep != NULL && rep->limit == BSH_LIMIT_FSIZE,
+       "fsize limit: the report names it");
+    unlink("/dev/shm/bsh-fsize-test");
+    result_free(&r);
+    bsh_stream_free(s);
+
+    /* memory and pids need the cgroup's controllers: where they are not
+     * enabled (or there is no cgroup), a clear error, never ignored. */
+    static const char *const names[] = {"memory", "pids"};
+    for (int i = 0; i < 2; i++) {
+        o = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
+        o.command = "true";
+        if (i == 0)
+            o.limits.memory_bytes = 64 << 20;
+        else
+            o.limits.pids = 50;
+        run_collect(&o, &r);
+        char want[64], what[128];
+        snprintf(want, sizeof(want), "cannot enforce the %s limit: ", names[i]);
+        bool enforced = r.end_rc == 0 && result_exit(&r, 0);
+        bool refused = r.end_rc == BSH_ESTREAM &&
+                       r.error_kind == BSH_ERR_CONTAIN &&
+                       strncmp(r.error, want, strlen(want)) == 0;
+        snprintf(what, sizeof(what), "%s limit: %s", names[i],
+                 enforced  ? "enforced through the cgroup"
+                 : refused ? "a clear error here (no controller or no cgroup)"
+                           : "neither enforced nor refused");
+        ok(enforced || refused, what);
+        if (refused)
+            printf("#   %s\n", r.error);
+        result_free(&r);
+    }
+    (void)cgroup;
+}
+
+int main(void)
+{
+    int fds = count_fds();
+    bool cgroup = have_cgroup();
+    if (cgroup)
+        test_escapes(BSH_CONTAIN_CGROUP, "cgroup");
+    else
+        skip("the cgroup escape cells", "no cgroup here");
+    test_escapes(BSH_CONTAIN_SESSION, "session");
+    test_report_keys(cgroup);
+    test_limits(cgroup);
+    is_int(count_fds(), fds, "no fd left behind");
+    ok(no_children(), "no child left behind");
+    return tap_done();
+}
