@@ -16,6 +16,7 @@
 #include "graveyard.h"
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 
 void bsh__cgroup_init(struct bsh__cgroup *cg)
 {
+    memset(cg, 0, sizeof(*cg));
     cg->dir = cg->parent = -1;
     cg->name[0] = '\0';
 }
@@ -38,7 +40,7 @@ void bsh__cgroup_init(struct bsh__cgroup *cg)
 /* ---- where this process's cgroup is ------------------------------------ */
 
 static char own_path[PATH_MAX];
-static int own_error; /* errno when it could not be found */
+static int own_error; /* errno when it could not be found or opened */
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
 /* Reads a small /proc file whole; its length, or -1. */
@@ -96,10 +98,114 @@ static void find_own(void)
 
 /* ---- one run's cgroup --------------------------------------------------- */
 
+static void remove_stale(void);
+
+static void open_own(void)
+{
+    find_own();
+    if (own_error == 0)
+        remove_stale();
+}
+
+static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
+                         char *buf, size_t size)
+{
+    int fd = openat(cg->dir, file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
+}
+
+/* ---- a pool of empty cgroups ------------------------------------------- */
+
+/* Making and removing a cgroup costs the kernel about 80 us; a run that
+ * ends with its cgroup empty leaves it here for the next run instead.
+ * Only cgroups of our own cgroup with no controllers enabled are pooled
+ * (their only state is cpu.stat, which a report reads as a difference).
+ * The pool belongs to the process that filled it: a forked child starts
+ * anew. What is left is removed at exit; cgroups left by a process that
+ * died are removed by the next process's first run. */
+#define POOL_MAX 8
+
+static char pool[POOL_MAX][64]; /* names; no fd is held between runs */
+static int pool_count;
+static pid_t pool_owner;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool pool_take(struct bsh__cgroup *cg)
+{
+    bool got = false;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_owner == getpid() && pool_count > 0) {
+        pool_count--;
+        memcpy(cg->name, pool[pool_count], sizeof(cg->name));
+        got = true;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (got) { /* gone meanwhile (removed by hand)? then make one */
+        cg->dir =
+            openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        got = cg->dir >= 0;
+    }
+    return got;
+}
+
+static bool pool_give(const struct bsh__cgroup *cg)
+{
+    bool kept = false;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_owner != getpid()) {
+        pool_owner = getpid();
+        pool_count = 0; /* a forked child's copy: not ours to use */
+    }
+    if (pool_count < POOL_MAX) {
+        memcpy(pool[pool_count++], cg->name, sizeof(cg->name));
+        kept = true;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return kept;
+}
+
+__attribute__((destructor)) static void pool_drain(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    char path[PATH_MAX + 128];
+    for (int i = 0; pool_owner == getpid() && i < pool_count; i++) {
+        snprintf(path, sizeof(path), "%s/%.63s", own_path, pool[i]);
+        rmdir(path);
+    }
+    pool_count = 0;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+/* Removes the empty cgroups that processes which died left behind. */
+static void remove_stale(void)
+{
+    int fd = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        bsh__close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid;
+        unsigned n;
+        if (sscanf(e->d_name, "bsh-%d-%u", &pid, &n) == 2 && pid > 0 &&
+            kill(pid, 0) < 0 && errno == ESRCH)
+            unlinkat(fd, e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
+/* The directory runs' cgroups go in: `parent`, or our own cgroup. */
 static int open_parent(const char *parent, char *why, size_t len)
 {
     if (parent == NULL) {
-        pthread_once(&own_once, find_own);
+        pthread_once(&own_once, open_own);
         if (own_error != 0) {
             bsh__format(why, len, "no cgroup v2 hierarchy is mounted here");
             return -1;
@@ -113,6 +219,11 @@ static int open_parent(const char *parent, char *why, size_t len)
     return fd;
 }
 
+static void release_parent(struct bsh__cgroup *cg)
+{
+    cg->parent = bsh__close(cg->parent);
+}
+
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len)
 {
@@ -120,6 +231,9 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
     cg->parent = open_parent(parent, why, len);
     if (cg->parent < 0)
         return -1;
+    cg->poolable = parent == NULL;
+    if (cg->poolable && pool_take(cg))
+        return 0;
     for (int tries = 0; tries < 4; tries++) {
         bsh__format(cg->name, sizeof(cg->name), "bsh-%d-%u", (int)getpid(),
                     atomic_fetch_add(&serial, 1));
@@ -128,7 +242,7 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
         if (errno != EEXIST) { /* EEXIST: left by an earlier process */
             bsh__format(why, len, "cannot make a cgroup for the run: %s",
                         strerror(errno));
-            cg->parent = bsh__close(cg->parent);
+            release_parent(cg);
             return -1;
         }
     }
@@ -137,22 +251,15 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
         bsh__format(why, len, "cannot open the run's cgroup: %s",
                     strerror(errno));
         unlinkat(cg->parent, cg->name, AT_REMOVEDIR);
-        cg->parent = bsh__close(cg->parent);
+        release_parent(cg);
         return -1;
     }
+    char controllers[256];
+    cg->poolable = cg->poolable &&
+                   read_file(cg, "cgroup.controllers", controllers,
+                             sizeof(controllers)) >= 0 &&
+                   controllers[0] == '\0';
     return 0;
-}
-
-static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
-                         char *buf, size_t size)
-{
-    int fd = openat(cg->dir, file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return n;
 }
 
 bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
@@ -204,8 +311,15 @@ int bsh__cgroup_count(const struct bsh__cgroup *cg)
     return bsh__cgroup_pids(cg, NULL, INT_MAX);
 }
 
-int bsh__cgroup_kill(const struct bsh__cgroup *cg)
+int bsh__cgroup_kill(struct bsh__cgroup *cg)
 {
+    /* An empty cgroup needs no kill, and stays fit for the pool: the
+     * kernel kills every child cloned into a cgroup that was once killed
+     * (CLONE_INTO_CGROUP compares the kill count with its parent's). No
+     * process can enter an empty cgroup but through us. */
+    if (bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0)
+        return 0;
+    cg->killed = true;
     if (bsh__cgroup_write(cg, "cgroup.kill", "1") == 0)
         return 0;
     /* Kernels before 5.14 have no cgroup.kill: kill each process; one
@@ -217,18 +331,33 @@ int bsh__cgroup_kill(const struct bsh__cgroup *cg)
     return err;
 }
 
+int bsh__cgroup_stats(const struct bsh__cgroup *cg, const char *file,
+                      const char *const *keys, int64_t *values, int n)
+{
+    char text[2048];
+    for (int i = 0; i < n; i++)
+        values[i] = -1;
+    if (cg->dir < 0 || read_file(cg, file, text, sizeof(text)) < 0)
+        return -1;
+    for (char *line = text; line != NULL && *line != '\0';) {
+        for (int i = 0; i < n; i++) {
+            size_t len = strlen(keys[i]);
+            if (strncmp(line, keys[i], len) == 0 && line[len] == ' ')
+                values[i] = strtoll(line + len + 1, NULL, 10);
+        }
+        line = strchr(line, '\n');
+        if (line != NULL)
+            line++;
+    }
+    return 0;
+}
+
 int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key)
 {
-    char text[2048];
-    if (cg->dir < 0 || read_file(cg, file, text, sizeof(text)) < 0)
-        return -1;
-    size_t len = strlen(key);
-    for (char *p = text; p != NULL && *p;
-         p = strchr(p, '\n'), p = p ? p + 1 : p)
-        if (strncmp(p, key, len) == 0 && p[len] == ' ')
-            return strtoll(p + len + 1, NULL, 10);
-    return -1;
+    int64_t v;
+    bsh__cgroup_stats(cg, file, &key, &v, 1);
+    return v;
 }
 
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)
@@ -243,6 +372,13 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
 {
     if (cg->dir < 0)
         return 0;
+    if (cg->poolable && !cg->killed &&
+        bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0 &&
+        pool_give(cg)) {
+        cg->dir = bsh__close(cg->dir);
+        release_parent(cg);
+        return 0;
+    }
     int left = 0;
     for (int waited = 0;; waited++) {
         if (unlinkat(cg->parent, cg->name, AT_REMOVEDIR) == 0 || errno != EBUSY)
@@ -261,6 +397,6 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
         left = 0;
     }
     cg->dir = bsh__close(cg->dir);
-    cg->parent = bsh__close(cg->parent);
+    release_parent(cg);
     return left;
 }

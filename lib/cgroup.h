@@ -12,8 +12,11 @@
 #include <stdint.h>
 
 struct bsh__cgroup {
-    int dir;    /* the run's cgroup directory; -1: none */
-    int parent; /* the directory it was made in */
+    int dir;             /* the run's cgroup directory; -1: none */
+    int parent;          /* the directory it was made in */
+    bool poolable;       /* may serve another run once empty */
+    bool killed;         /* cgroup.kill was written: never pooled */
+    int64_t base_cpu[2]; /* cpu.stat user, system (us) when the run began */
     char name[64];
 };
 
@@ -37,13 +40,18 @@ int bsh__cgroup_count(const struct bsh__cgroup *cg);
 /* The pids it holds, up to `max`; how many. */
 int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max);
 
-/* Kills every process in it (cgroup.kill): 0, or the errno. */
-int bsh__cgroup_kill(const struct bsh__cgroup *cg);
+/* Kills every process in it (cgroup.kill), if any: 0, or the errno. */
+int bsh__cgroup_kill(struct bsh__cgroup *cg);
 
 /* Reads a number from a "key value" file (cpu.stat, memory.events);
  * -1 when there is none. */
 int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key);
+
+/* Reads the values of `n` keys from a "key value" file in one read;
+ * missing ones are -1. 0, or -1 when the file cannot be read. */
+int bsh__cgroup_stats(const struct bsh__cgroup *cg, const char *file,
+                      const char *const *keys, int64_t *values, int n);
 
 /* Reads a file that holds one number (memory.peak); -1 when none. */
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file);

@@ -3,19 +3,17 @@
  * Starting bash in a cgroup of its own, or with resource limits: what
  * posix_spawn cannot do, since it runs no code of ours in the child.
  *
- * clone3(CLONE_INTO_CGROUP) starts the child inside the run's cgroup, so
- * there is no moment at which bash, or anything it forks, runs outside
- * it. Where clone3 is missing (old kernels, valgrind), a plain fork-style
- * clone is used and the child writes itself into cgroup.procs before it
- * runs anything else. The child then follows spawn.c's recipe by hand:
- * new session, default signals, stdio, directory, limits, every other fd
- * closed on exec, empty signal mask, exec. It calls only async-signal-
- * safe functions, as a child of a threaded caller must. A failure is sent
- * back as an errno through a close-on-exec pipe, so the parent learns it
- * as posix_spawn would report it.
- *
- * This is a fork, not a vfork: the page tables are copied. It is used
- * only for runs that need it (see spawn.c).
+ * The child is a vfork, as posix_spawn's own: CLONE_VM | CLONE_VFORK on a
+ * stack of its own, so no page table is copied and the parent waits until
+ * the exec. clone3 with CLONE_INTO_CGROUP starts it inside the run's
+ * cgroup; where that is missing (old kernels, valgrind) the child writes
+ * itself into cgroup.procs before anything else. Either way there is no
+ * moment at which bash, or anything it forks, runs outside the cgroup.
+ * It then follows spawn.c's
+ * recipe by hand: new session, default signals, stdio, directory, limits,
+ * every other fd closed on exec, empty signal mask, exec. It shares our
+ * memory, so it writes only its own locals and the failure it reports
+ * back, and calls only async-signal-safe functions.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -24,9 +22,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -34,21 +35,34 @@
 
 extern char **environ;
 
-/* The path of `bash` in our PATH, as posix_spawnp would find it. */
-static bool find_bash(char *out, size_t size)
+/* The child's stack: its frames and what exec needs. */
+#define CHILD_STACK_SIZE (64 * 1024)
+
+/* Runs bash found in `path` (our PATH, as posix_spawnp searches it): each
+ * directory in turn, on to the next where it is not. Returns only on
+ * failure, with errno from the most telling attempt. In the child, so
+ * that the search costs the parent nothing. */
+static void exec_bash(const char *path, char *const *argv, char *const *envp)
 {
-    const char *path = getenv("PATH");
-    if (path == NULL || *path == '\0')
-        path = "/bin:/usr/bin";
+    char file[PATH_MAX];
+    int err = ENOENT;
     for (const char *p = path;; p++) {
         size_t len = strcspn(p, ":");
-        bsh__format(out, size, "%.*s%sbash", (int)len, p, len ? "/" : "");
-        if (access(out, X_OK) == 0)
-            return true;
+        if (len + 6 < sizeof(file)) {
+            memcpy(file, p, len);
+            size_t n = len;
+            if (len > 0)
+                file[n++] = '/';
+            memcpy(file + n, "bash", 5);
+            execve(file, argv, envp);
+            if (errno != ENOENT && errno != ENOTDIR)
+                err = errno; /* e.g. EACCES: remembered, search goes on */
+        }
         p += len;
         if (*p == '\0')
-            return false;
+            break;
     }
+    errno = err;
 }
 
 /* `slack` above the soft limit for the hard one: RLIMIT_CPU sends
@@ -69,15 +83,23 @@ static int open_stdin(const struct bsh__child_plan *p)
     return rc;
 }
 
-/* The child: never returns. */
-__attribute__((noreturn)) static void run_child(const struct bsh__child_plan *p,
-                                                const char *bash, int report,
-                                                int procs)
+/* What the child needs, and where it reports a failure. */
+struct child_job {
+    const struct bsh__child_plan *plan;
+    const char *path; /* PATH, where bash is looked for */
+    int procs;        /* the run's cgroup.procs, or -1 */
+    int err;          /* written by the child before it exits on a failure */
+};
+
+/* The child: runs bash or exits 127 with job->err set. */
+static int run_child(void *arg)
 {
+    struct child_job *job = arg;
+    const struct bsh__child_plan *p = job->plan;
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigset_t none;
     sigemptyset(&none);
-    if (procs >= 0 && write(procs, "0", 1) != 1)
+    if (job->procs >= 0 && write(job->procs, "0", 1) != 1)
         goto fail;
     if (setsid() < 0)
         goto fail;
@@ -91,78 +113,116 @@ __attribute__((noreturn)) static void run_child(const struct bsh__child_plan *p,
     if (set_limit(RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
         set_limit(RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0)
         goto fail;
-    /* Close-on-exec rather than closed: `report` must stay until exec. */
-    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    if (close_range(3, ~0U, 0) < 0)
         goto fail;
     sigprocmask(SIG_SETMASK, &none, NULL);
-    execve(bash, p->argv, p->envp != NULL ? p->envp : environ);
-fail:;
-    int err = errno;
-    ssize_t n = write(report, &err, sizeof(err));
-    (void)n;
+    exec_bash(job->path, p->argv, p->envp != NULL ? p->envp : environ);
+fail:
+    job->err = errno;
     _exit(127);
 }
 
-static long clone_into(int cgroup_dir)
+#if defined(__x86_64__)
+/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) on `stack`, running
+ * fn(arg) in the child; the pid, or a negative errno. glibc has no clone3
+ * wrapper that runs a function on a new stack, so this is its own: the
+ * child comes back from the syscall on the new stack, where no frame of
+ * ours exists, and must call fn at once and exit with its result. */
+static long clone3_into(int cgroup, char *stack, size_t size, int (*fn)(void *),
+                        void *arg)
 {
-    struct clone_args args;
-    memset(&args, 0, sizeof(args));
-    args.exit_signal = SIGCHLD;
-    if (cgroup_dir >= 0) {
-        args.flags = (uint64_t)CLONE_INTO_CGROUP;
-        args.cgroup = (uint64_t)(unsigned)cgroup_dir;
+    struct clone_args ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.flags = (uint64_t)(CLONE_VM | CLONE_VFORK) | (uint64_t)CLONE_INTO_CGROUP;
+    ca.exit_signal = SIGCHLD;
+    ca.stack = (uint64_t)(uintptr_t)stack;
+    ca.stack_size = size;
+    ca.cgroup = (uint64_t)(unsigned)cgroup;
+    long ret;
+    register int (*r12)(void *) __asm__("r12") = fn;
+    register void *r13 __asm__("r13") = arg;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "xor %%ebp, %%ebp\n\t" /* the child: no frame above */
+                     "mov %%r13, %%rdi\n\t"
+                     "call *%%r12\n\t"
+                     "mov %%eax, %%edi\n\t"
+                     "mov $60, %%eax\n\t" /* SYS_exit */
+                     "syscall\n\t"
+                     "hlt\n\t"
+                     "1:\n\t"
+                     : "=a"(ret)
+                     : "a"((long)SYS_clone3), "D"(&ca), "S"(sizeof(ca)),
+                       "r"(r12), "r"(r13)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#else
+static long clone3_into(int cgroup, char *stack, size_t size, int (*fn)(void *),
+                        void *arg)
+{
+    (void)cgroup, (void)stack, (void)size, (void)fn, (void)arg;
+    return -ENOSYS;
+}
+#endif
+
+/* The run's cgroup.procs, above stdio so that the child's dup2 calls
+ * leave it alone; -1 with errno. */
+static int open_procs(int cgroup)
+{
+    int fd = openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return high;
+}
+
+/* Starts the child: straight into its cgroup where clone3 can (no
+ * migration: it would take the cgroup's global lock, slow), else a plain
+ * vfork whose child writes itself into cgroup.procs. The pid, or -1 with
+ * errno. */
+static pid_t start_child(struct child_job *job, int cgroup, char *stack)
+{
+    if (cgroup >= 0) {
+        long r = clone3_into(cgroup, stack, CHILD_STACK_SIZE, run_child, job);
+        if (r >= 0)
+            return (pid_t)r;
+        if (r != -ENOSYS && r != -EINVAL && r != -E2BIG) {
+            errno = (int)-r;
+            return -1;
+        }
+        job->procs = open_procs(cgroup); /* old kernel, or valgrind */
+        if (job->procs < 0)
+            return -1;
     }
-    return syscall(SYS_clone3, &args, sizeof(args));
+    return clone(run_child, stack + CHILD_STACK_SIZE,
+                 CLONE_VM | CLONE_VFORK | SIGCHLD, job);
 }
 
 int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid)
 {
-    char bash[PATH_MAX];
-    if (!find_bash(bash, sizeof(bash)))
-        return ENOENT;
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) < 0)
+    const char *path = getenv("PATH");
+    struct child_job job = {
+        plan, path != NULL && *path ? path : "/bin:/usr/bin", -1, 0};
+    char *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
         return errno;
-    /* Above stdio, so that the child's dup2 calls leave it alone. */
-    int report = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 3);
-    close(pipefd[1]);
-    if (report < 0) {
-        int err = errno;
-        close(pipefd[0]);
-        return err;
-    }
-    int procs = -1, cgroup = plan->place->cgroup_dir;
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of ours may run in the child before its reset. */
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    long r = clone_into(cgroup);
-    if (r < 0 && (errno == ENOSYS || errno == EINVAL)) {
-        if (cgroup >= 0)
-            procs = openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-        r = cgroup >= 0 && procs < 0 ? -1
-                                     : syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-    }
-    if (r == 0)
-        run_child(plan, bash, report, procs);
-    int err = errno;
+    pid_t r = start_child(&job, plan->place->cgroup_dir, stack);
+    int err = r < 0 ? errno : job.err;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(report);
-    bsh__close(procs);
-    if (r < 0) {
-        close(pipefd[0]);
-        return err;
-    }
-    ssize_t n;
-    do
-        n = read(pipefd[0], &err, sizeof(err));
-    while (n < 0 && errno == EINTR);
-    close(pipefd[0]);
-    if (n == (ssize_t)sizeof(err)) { /* it failed before exec: reap it */
-        while (waitpid((pid_t)r, NULL, 0) < 0 && errno == EINTR)
+    munmap(stack, CHILD_STACK_SIZE);
+    bsh__close(job.procs);
+    if (r > 0 && err != 0) /* it failed before exec: reap it */
+        while (waitpid(r, NULL, 0) < 0 && errno == EINTR)
             ;
-        return err;
-    }
-    *pid = (pid_t)r;
-    return 0;
+    if (err == 0)
+        *pid = r;
+    return err;
 }

@@ -88,13 +88,21 @@ static enum bsh_limit kernel_limit(const struct bsh_stream *s,
     return BSH_LIMIT_NONE;
 }
 
+/* CPU and memory: of the whole cgroup for a caller that asked for the
+ * report (it costs two file reads), else of bash and what it waited for. */
 static void fill_usage(const struct bsh_stream *s, struct bsh_report *r)
 {
-    int64_t user = bsh__cgroup_stat(&s->cgroup, "cpu.stat", "user_usec");
-    int64_t sys = bsh__cgroup_stat(&s->cgroup, "cpu.stat", "system_usec");
-    r->cpu_user_ms = user >= 0 ? user / 1000 : ms_of(s->child.usage.ru_utime);
-    r->cpu_sys_ms = sys >= 0 ? sys / 1000 : ms_of(s->child.usage.ru_stime);
-    int64_t peak = bsh__cgroup_value(&s->cgroup, "memory.peak");
+    static const char *const keys[] = {"user_usec", "system_usec"};
+    int64_t cpu[2] = {-1, -1}, peak = -1;
+    if (s->want_report && s->cgroup.dir >= 0) {
+        bsh__cgroup_stats(&s->cgroup, "cpu.stat", keys, cpu, 2);
+        peak = bsh__cgroup_value(&s->cgroup, "memory.peak");
+    }
+    /* A pooled cgroup has served runs before: count from this one's start. */
+    r->cpu_user_ms = cpu[0] >= 0 ? (cpu[0] - s->cgroup.base_cpu[0]) / 1000
+                                 : ms_of(s->child.usage.ru_utime);
+    r->cpu_sys_ms = cpu[1] >= 0 ? (cpu[1] - s->cgroup.base_cpu[1]) / 1000
+                                : ms_of(s->child.usage.ru_stime);
     r->memory_peak_bytes = peak >= 0 ? peak
                            : s->child.usage.ru_maxrss > 0
                                ? (int64_t)s->child.usage.ru_maxrss * 1024
@@ -121,8 +129,12 @@ void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status)
     r->reason = s->end_reason;
     r->killed = s->killed;
     if (s->cgroup.dir >= 0) {
+        /* Without a report asked for, no wait: what is still dying is
+         * removed by a later sweep, and the count is unknown. */
         r->containment = BSH_CONTAIN_CGROUP;
-        r->escaped = bsh__cgroup_remove(&s->cgroup, GONE_WAIT_MS);
+        int left =
+            bsh__cgroup_remove(&s->cgroup, s->want_report ? GONE_WAIT_MS : 0);
+        r->escaped = s->want_report || left == 0 ? left : -1;
     } else {
         /* The session alone cannot see what left it: known survivors, or
          * unknown, never a 0 it could not check. */

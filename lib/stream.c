@@ -238,7 +238,7 @@ static int signal_run(struct bsh_stream *s, int sig)
 static int finish(struct bsh_stream *s)
 {
     s->phase = PHASE_ENDING;
-    if (s->cgroup.dir >= 0 || s->want_report)
+    if (s->want_report)
         s->killed = bsh__run_pids(s, NULL, 1 << 20);
     /* Killed before the PTY master closes, whose hang-up would otherwise
      * reach the session first as SIGHUP. */
