@@ -37,6 +37,7 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
             strcmp(a->containment, "cgroup") == 0    ? BSH_CONTAIN_CGROUP
             : strcmp(a->containment, "session") == 0 ? BSH_CONTAIN_SESSION
                                                      : BSH_CONTAIN_AUTO;
+    o.report = a->report;
     struct bsh_stream *s = NULL;
     struct bsh_error err;
     r->start_ms = mono_ms();
@@ -55,6 +56,11 @@ static void finish(struct bsh_stream *s, struct bench_run *r, int rc)
     }
     if (r->end_ms == 0)
         r->end_ms = mono_ms();
+    const struct bsh_report *rep = bsh_stream_report(s);
+    if (rep == NULL) {
+        fprintf(stderr, "bsh-bench: no report after the status\n");
+        exit(1);
+    }
     bsh_stream_free(s);
 }
 

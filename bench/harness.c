@@ -13,7 +13,8 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
-            "[--touch-mb N] [--containment auto|cgroup|session] COMMAND\n",
+            "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
+            "COMMAND\n",
             prog);
     exit(2);
 }
@@ -29,6 +30,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         const char *o = argv[i];
         if (strcmp(o, "--pty") == 0) {
             a->pty = true;
+            continue;
+        }
+        if (strcmp(o, "--report") == 0) {
+            a->report = true;
             continue;
         }
         if (i + 1 >= argc)

@@ -22,6 +22,7 @@ struct bench_args {
     bool pty;
     long touch_mb;           /* touch this much heap before spawning */
     const char *containment; /* bsh only: auto (NULL), cgroup, session */
+    bool report;             /* bsh only: ask for the end report, read it */
 };
 
 /* What one run saw. */

@@ -72,6 +72,17 @@ row "W1 spawn \`true\` x200, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.05"
 W1_BSH=$BSH_V
 measure cpu_ms "$ROUNDS" --repeat 200 true
 row "W1 parent CPU for 200 spawns, ms" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.10"
+# Containment: the rows above use the default, a cgroup per run where one
+# can be made (as root here). The same with the session only, and with the
+# end report asked for (its /proc scans and cgroup reads).
+measure mean_ms "$ROUNDS" --containment session --repeat 200 true
+row "W1, session only (no cgroup), mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
+measure mean_ms "$ROUNDS" --containment cgroup --repeat 200 true
+row "W1, a cgroup per run, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.15"
+measure cpu_ms "$ROUNDS" --containment cgroup --repeat 200 true
+row "W1, a cgroup per run, parent CPU ms" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
+measure mean_ms "$ROUNDS" --containment cgroup --report --repeat 200 true
+row "W1, a cgroup per run and the end report, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
 
 # Pipe throughput on 2 cores swings by +-30% from run to run with the
 # scheduler's placement of reader and writer: more rounds, and CPU time too.

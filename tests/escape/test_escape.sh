@@ -124,4 +124,41 @@ if "$BSH" run --containment cgroup true 2>"$T/why"; then
 else
     skip "cgroup: the escape suite" "no cgroup here: $(cat "$T/why")"
 fi
+# --- a user, not root -------------------------------------------------------
+# Without a cgroup of its own to write to, a user gets the subreaper (auto)
+# or a clear error (cgroup). In a subtree delegated to it (as systemd's
+# Delegate=yes does), the user gets a cgroup per run. Set up as root.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+mnt=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -n 1)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && nobody test -x "$BSH" && [ -n "$mnt" ] &&
+    mkdir "$mnt/bsh-test-user-$$" 2>/dev/null; then
+    home=$mnt/bsh-test-user-$$
+    own=$home/own
+    mkdir "$own" "$home/deleg"
+    chown -R 65534:65534 "$home/deleg"
+    # As nobody in a cgroup it may not write to: no cgroup for the run.
+    sh -c "echo \$\$ >$own/cgroup.procs; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$BSH\" run --containment cgroup true" 2>"$T/err"
+    rc=$?
+    grep -q '^bsh: cannot contain the run in a cgroup: cannot make a cgroup for the run: Permission denied$' "$T/err" && [ "$rc" -eq 125 ]
+    ok $? "a user without a cgroup of its own: --containment cgroup is a clear error (exit $rc)"
+    M=973.25
+    sh -c "echo \$\$ >$own/cgroup.procs; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$BSH\" run --json --report -t 500 'setsid sleep $M & sleep 5'" >"$T/out" 2>&1
+    rc=$?
+    grep -q '"containment":"subreaper"' "$T/out" && none_left "$M" && [ "$rc" -eq 124 ]
+    ok $? "a user without a cgroup of its own: auto falls back to the subreaper, nothing left"
+    M=973.5
+    sh -c "echo \$\$ >$home/deleg/cgroup.procs; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$BSH\" run --json --report --containment cgroup -t 500 'grep 0:: /proc/self/cgroup; setsid sleep $M & sleep 5'" >"$T/out" 2>&1
+    rc=$?
+    head -n 1 "$T/out" | grep -q "\"stdout\":\"$(printf '0::/%s/deleg/bsh-' "${home#"$mnt"/}" | base64 | cut -c1-20)" &&
+        grep -q '"containment":"cgroup","killed":[1-9][0-9]*,"escaped":0' "$T/out" && none_left "$M" && [ "$rc" -eq 124 ]
+    ok $? "a user in a delegated subtree: a cgroup per run, under its own, nothing left"
+    [ -z "$(find "$home/deleg" -mindepth 1 -type d)" ]
+    ok $? "a user in a delegated subtree: the run's cgroup is removed"
+    rmdir "$own" "$home/deleg" "$home"
+else
+    for what in "a user without a cgroup: a clear error" "a user without a cgroup: the subreaper" \
+        "a user in a delegated subtree: a cgroup per run" "a user in a delegated subtree: removed"; do
+        skip "$what" "needs root to set up a delegated cgroup v2 subtree"
+    done
+fi
 tap_end
