@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Past this many pids since the run began, reading /proc is cheaper. */
+#define SESSION_SCAN_MAX 4096
+
 /* /proc/PID/stat after the command name, which may hold spaces and
  * parentheses: "S PPID PGRP SID ...". False when the process is gone. */
 static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
@@ -35,19 +38,50 @@ static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
     return sscanf(close_paren + 2, "%c %d %d %d", state, ppid, &pgrp, sid) == 4;
 }
 
+/* The last pid handed out in our pid namespace, or -1. */
+static int last_pid(void)
+{
+    char text[32];
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+    bsh__close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    return atoi(text);
+}
+
+/* Whether `pid` is a live member of session `sid`. */
+static bool in_session(int pid, int sid)
+{
+    char state;
+    int ppid, s;
+    return read_stat(pid, NULL, 0, &state, &ppid, &s) && s == sid &&
+           state != 'Z';
+}
+
+/* Every member of a run's session was made after its leader, so only the
+ * pids handed out since then are looked at: a few for a short run, not
+ * the whole of /proc. Past a wrap of the pid counter, /proc is read. */
 int bsh__session_pids(int sid, int *pids, int max)
 {
+    int last = last_pid(), n = 0;
+    if (last >= sid && last - sid <= SESSION_SCAN_MAX) {
+        for (int pid = sid; pid <= last && n < max; pid++)
+            if (in_session(pid, sid)) {
+                if (pids != NULL)
+                    pids[n] = pid;
+                n++;
+            }
+        return n;
+    }
     DIR *d = opendir("/proc");
     if (d == NULL)
         return 0;
-    int n = 0;
     struct dirent *e;
     while (n < max && (e = readdir(d)) != NULL) {
         int pid = atoi(e->d_name);
-        char state;
-        int ppid, s;
-        if (pid > 0 && read_stat(pid, NULL, 0, &state, &ppid, &s) && s == sid &&
-            state != 'Z') {
+        if (pid > 0 && in_session(pid, sid)) {
             if (pids != NULL)
                 pids[n] = pid;
             n++;

@@ -25,7 +25,7 @@ int bsh__run_pids(const struct bsh_stream *s, int *pids, int max)
 {
     if (s->cgroup.dir >= 0)
         return bsh__cgroup_pids(&s->cgroup, pids, max);
-    return s->child.pid > 0 ? bsh__session_pids(s->child.pid, pids, max) : 0;
+    return s->sid > 0 ? bsh__session_pids(s->sid, pids, max) : 0;
 }
 
 void bsh__report_diagnose(struct bsh_stream *s)

@@ -218,18 +218,20 @@ static void release_all(struct bsh_stream *s)
  * whose errno is returned (EPERM: a process turned into another user). */
 static int signal_run(struct bsh_stream *s, int sig)
 {
-    if (s->cgroup.dir >= 0) {
-        if (sig == SIGKILL) {
-            bsh__cgroup_kill(&s->cgroup);
-            bsh__child_signal_group(&s->child, sig);
-            return 0;
-        }
-        int pids[512], n = bsh__cgroup_pids(&s->cgroup, pids, 512);
-        for (int i = 0; i < n; i++)
-            if (pids[i] > 0)
-                kill(pids[i], sig);
+    if (s->cgroup.dir >= 0 && sig == SIGKILL) {
+        bsh__cgroup_kill(&s->cgroup);
+        bsh__child_signal_group(&s->child, sig);
+        return 0;
     }
-    return bsh__child_signal_group(&s->child, sig);
+    /* The group first (one call), then whatever else is in the cgroup or,
+     * without one, in the session: processes that moved to a group of
+     * their own (setpgid) are still there. */
+    int err = bsh__child_signal_group(&s->child, sig);
+    int pids[512], n = bsh__run_pids(s, pids, 512);
+    for (int i = 0; i < n; i++)
+        if (pids[i] > 0)
+            kill(pids[i], sig);
+    return err;
 }
 
 /* Kills the run and starts the bounded wait for the child: the status

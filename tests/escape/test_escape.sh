@@ -11,29 +11,14 @@ BSH=${1:?usage: test_escape.sh PATH/TO/bsh}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../cli/tap.sh"
 
-# $M is the cell's marker. Each technique leaves a process (holding the
-# marker) outside the run's process group.
-techniques=(
-    'setsid sleep $M &'
-    'setsid -f sleep $M'
-    'python3 -c "import os,time
-if os.fork(): os._exit(0)
-os.setsid()
-if os.fork(): os._exit(0)
-time.sleep($M)" &'
-    'python3 -c "import ctypes,time; ctypes.CDLL(None).daemon(0, 0); time.sleep($M)" &'
-    'python3 -c "import os,time; os.setpgid(0, 0); time.sleep($M)" &'
-    'nohup sleep $M >/dev/null 2>&1 & disown'
-    '( (sleep $M &) & )'
-    ': > >(setsid sleep $M)'
-    'setsid sh -c "kill -STOP \$\$; exec sleep $M" &'
-    'setsid bash -c "for s in \$(seq 1 64); do trap \"\" \$s 2>/dev/null; done; exec sleep $M" &'
-    'setsid bash -c "while :; do sleep $M & sleep 0.05; done" &'
-    'setsid sleep $M | setsid sleep $M &'
-)
-names=(setsid 'setsid -f' 'double fork' 'daemon(3)' 'setpgid' 'nohup & disown'
-    '( ... &)' 'process substitution' 'a stopped process'
-    'every catchable signal ignored' 'a process that keeps forking' 'a background pipeline')
+# The techniques, shared with the library's and the MCP server's suites;
+# @M@ stands for the cell's marker.
+techniques=() names=()
+while IFS=$'\t' read -r name cmd; do
+    case $name in '#'* | '') continue ;; esac
+    names+=("$name")
+    techniques+=("$cmd")
+done <"$HERE/../data/escape_techniques.tsv"
 ends=(end timeout idle TERM INT HUP)
 want_rc=(0 124 124 143 130 129)
 
@@ -57,7 +42,7 @@ cell() {
     local t=$1 e=$2
     shift 2
     local M="97$suite_no$(printf %02d "$t")$e.5"
-    local cmd=${techniques[$t]//\$M/$M}
+    local cmd=${techniques[$t]//@M@/$M}
     local ran="echo ran >$T/ran.$t.$e" end=${ends[$e]} t0 rc args=()
     local script="$cmd
 $ran

@@ -6,22 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BSH, rawServer } from './helpers.mjs';
 
-const techniques = {
-  'setsid': 'setsid sleep M &',
-  'setsid -f': 'setsid -f sleep M',
-  'double fork': `python3 -c 'import os,time
-if os.fork(): os._exit(0)
-os.setsid()
-if os.fork(): os._exit(0)
-time.sleep(M)' &`,
-  'stopped': "setsid sh -c 'kill -STOP $$; exec sleep M' &",
-  'keeps forking': "setsid bash -c 'while :; do sleep M & sleep 0.05; done' &",
-};
+// The techniques, shared with the CLI's and the library's suites: a name,
+// a tab and a command in which @M@ stands for the marker.
+const techniques = Object.fromEntries(
+  readFileSync(new URL('../data/escape_techniques.tsv', import.meta.url), 'utf8')
+    .split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')));
 const ends = ['normal end', 'timeout', 'cancel', 'end of input', 'SIGTERM'];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -60,7 +54,7 @@ async function waitFor(path, ms = 5000) {
 
 async function cell(containment, tech, end, marker, dir) {
   const flag = join(dir, `ran-${marker}`);
-  const body = techniques[tech].replaceAll('M', marker);
+  const body = techniques[tech].replaceAll('@M@', marker);
   const command = end === 'normal end'
     ? `{\n${body}\n} >/dev/null 2>&1\ntouch ${flag}\nsleep 0.2`
     : `${body}\ntouch ${flag}\nsleep 30`;
@@ -98,7 +92,7 @@ for (const containment of ['cgroup', 'subreaper']) {
     for (const tech of Object.keys(techniques)) {
       t++;
       const results = await Promise.all(ends.map((end, e) =>
-        cell(containment, tech, end, `96${containment[0] === 'c' ? 1 : 2}${t}${e}.75`, dir)));
+        cell(containment, tech, end, `96${containment[0] === 'c' ? 1 : 2}${String(t).padStart(2, '0')}${e}.75`, dir)));
       results.forEach((r, e) => {
         if (!r.ran) bad.push(`${tech}, ${ends[e]}: did not run`);
         if (r.left > 0) bad.push(`${tech}, ${ends[e]}: ${r.left} left`);
@@ -107,6 +101,7 @@ for (const containment of ['cgroup', 'subreaper']) {
       if (timeout?.containment !== containment) bad.push(`${tech}: the report says ${timeout?.containment}`);
     }
     rmSync(dir, { recursive: true, force: true });
+    assert.ok(Object.keys(techniques).length >= 12);
     assert.deepEqual(bad, [], `${Object.keys(techniques).length} techniques x ${ends.length} ends`);
   });
 }
