@@ -95,11 +95,11 @@ static void put_int_or_null(struct text *t, const char *key, bool has,
 
 static void put_proc(struct text *t, const struct bsh_proc_info *p)
 {
-    char state[2] = {p->state, '\0'};
     put(t, "{\"pid\":%d,\"ppid\":%d,\"comm\":", p->pid, p->ppid);
     put_string(t, p->comm);
-    put(t, ",\"state\":");
-    put_string(t, state);
+    /* A letter from /proc (R, S, D, T, Z...): nothing to quote. */
+    put(t, ",\"state\":\"%c\"",
+        p->state >= 'A' && p->state <= 'Z' ? p->state : '?');
     put(t, ",\"wchan\":");
     put_string(t, p->wchan);
     put(t, ",\"fds\":{");

@@ -192,10 +192,12 @@ static void remove_stale(void)
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int pid;
-        unsigned n;
-        if (sscanf(e->d_name, "bsh-%d-%u", &pid, &n) == 2 && pid > 0 &&
-            kill(pid, 0) < 0 && errno == ESRCH)
+        char *end;
+        long pid = strncmp(e->d_name, "bsh-", 4) == 0
+                       ? strtol(e->d_name + 4, &end, 10)
+                       : 0;
+        if (pid > 0 && pid <= INT_MAX && *end == '-' &&
+            kill((pid_t)pid, 0) < 0 && errno == ESRCH)
             unlinkat(fd, e->d_name, AT_REMOVEDIR);
     }
     closedir(d);

@@ -33,53 +33,67 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 /* The child's stack: its frames and what exec needs. */
-#define CHILD_STACK_SIZE (64 * 1024)
+#define CHILD_STACK_SIZE ((size_t)64 * 1024)
+
+/* The child shares our memory and runs before our sanitizers could know:
+ * it calls the kernel directly (no libc function that a sanitizer
+ * intercepts and that might take a lock in our memory), and its own code
+ * is not instrumented. It reports failures as errno values. */
+#define CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
+
+/* One system call; the result, or -1 with `*err` set. */
+CHILD_CODE static long sys(int *err, long nr, long a, long b, long c, long d)
+{
+    long r = syscall(nr, a, b, c, d);
+    if (r < 0)
+        *err = errno;
+    return r;
+}
 
 /* Runs bash found in `path` (our PATH, as posix_spawnp searches it): each
  * directory in turn, on to the next where it is not. Returns only on
- * failure, with errno from the most telling attempt. In the child, so
- * that the search costs the parent nothing. */
-static void exec_bash(const char *path, char *const *argv, char *const *envp)
+ * failure, with the most telling errno in `*err`. */
+CHILD_CODE static void exec_bash(const char *path, char *const *argv,
+                                 char *const *envp, int *err)
 {
     char file[PATH_MAX];
-    int err = ENOENT;
-    for (const char *p = path;; p++) {
-        size_t len = strcspn(p, ":");
-        if (len + 6 < sizeof(file)) {
-            memcpy(file, p, len);
-            size_t n = len;
-            if (len > 0)
-                file[n++] = '/';
-            memcpy(file + n, "bash", 5);
-            execve(file, argv, envp);
-            if (errno != ENOENT && errno != ENOTDIR)
-                err = errno; /* e.g. EACCES: remembered, search goes on */
-        }
-        p += len;
-        if (*p == '\0')
+    int best = ENOENT, e = 0;
+    for (const char *p = path;;) {
+        size_t n = 0;
+        for (; *p != '\0' && *p != ':'; p++)
+            if (n + 6 < sizeof(file))
+                file[n++] = *p;
+        if (n > 0)
+            file[n++] = '/';
+        for (const char *b = "bash"; *b != '\0'; b++)
+            file[n++] = *b;
+        file[n] = '\0';
+        sys(&e, SYS_execve, (long)file, (long)argv, (long)envp, 0);
+        if (e != ENOENT && e != ENOTDIR)
+            best = e; /* e.g. EACCES: remembered, the search goes on */
+        if (*p++ == '\0')
             break;
     }
-    errno = err;
+    *err = best;
 }
 
 /* `slack` above the soft limit for the hard one: RLIMIT_CPU sends
  * SIGXCPU at the soft limit, which says why, and SIGKILL at the hard. */
-static int set_limit(int resource, int64_t value, int64_t slack)
+CHILD_CODE static long set_limit(int *err, long resource, int64_t value,
+                                 int64_t slack)
 {
     struct rlimit rl = {(rlim_t)value, (rlim_t)(value + slack)};
-    return value > 0 ? setrlimit(resource, &rl) : 0;
+    return value > 0 ? sys(err, SYS_prlimit64, 0, resource, (long)&rl, 0) : 0;
 }
 
-static int open_stdin(const struct bsh__child_plan *p)
+CHILD_CODE static long open_stdin(int *err, const struct bsh__child_plan *p)
 {
-    int fd = open(p->in_path, p->in_flags);
-    if (fd < 0 || fd == 0)
+    long fd = sys(err, SYS_openat, AT_FDCWD, (long)p->in_path, p->in_flags, 0);
+    if (fd <= 0)
         return fd;
-    int rc = dup2(fd, 0);
-    close(fd);
+    long rc = sys(err, SYS_dup3, fd, 0, 0, 0);
+    syscall(SYS_close, fd);
     return rc;
 }
 
@@ -91,35 +105,43 @@ struct child_job {
     int err;          /* written by the child before it exits on a failure */
 };
 
+/* The kernel's struct sigaction, for SIG_DFL with an empty mask. */
+struct kernel_sigaction {
+    long handler, flags, restorer;
+    unsigned long mask;
+};
+
 /* The child: runs bash or exits 127 with job->err set. */
-static int run_child(void *arg)
+CHILD_CODE static int run_child(void *arg)
 {
     struct child_job *job = arg;
     const struct bsh__child_plan *p = job->plan;
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    sigset_t none;
-    sigemptyset(&none);
-    if (job->procs >= 0 && write(job->procs, "0", 1) != 1)
-        goto fail;
-    if (setsid() < 0)
+    struct kernel_sigaction dfl = {0, 0, 0, 0};
+    unsigned long none = 0;
+    int err = 0;
+    if ((job->procs >= 0 &&
+         sys(&err, SYS_write, job->procs, (long)"0", 1, 0) != 1) ||
+        sys(&err, SYS_setsid, 0, 0, 0, 0) < 0)
         goto fail;
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, &dfl, NULL); /* glibc's own two: EINVAL, fine */
-    if (open_stdin(p) < 0 || dup2(p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
+            syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(none));
+    if (open_stdin(&err, p) < 0 ||
+        sys(&err, SYS_dup3, p->out_fd, 1, 0, 0) < 0 ||
+        sys(&err, SYS_dup3, p->err_fd, 2, 0, 0) < 0)
         goto fail;
-    if (p->cwd != NULL && chdir(p->cwd) < 0)
+    if (p->cwd != NULL && sys(&err, SYS_chdir, (long)p->cwd, 0, 0, 0) < 0)
         goto fail;
-    if (set_limit(RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
-        set_limit(RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0)
+    if (set_limit(&err, RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
+        set_limit(&err, RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0 ||
+        sys(&err, SYS_close_range, 3, ~0U, 0, 0) < 0)
         goto fail;
-    if (close_range(3, ~0U, 0) < 0)
-        goto fail;
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    exec_bash(job->path, p->argv, p->envp != NULL ? p->envp : environ);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
+    exec_bash(job->path, p->argv, p->envp != NULL ? p->envp : environ, &err);
 fail:
-    job->err = errno;
-    _exit(127);
+    job->err = err;
+    syscall(SYS_exit, 127);
+    return 127;
 }
 
 #if defined(__x86_64__)
@@ -128,8 +150,8 @@ fail:
  * wrapper that runs a function on a new stack, so this is its own: the
  * child comes back from the syscall on the new stack, where no frame of
  * ours exists, and must call fn at once and exit with its result. */
-static long clone3_into(int cgroup, char *stack, size_t size, int (*fn)(void *),
-                        void *arg)
+static long clone3_into(int cgroup, const char *stack, size_t size,
+                        int (*fn)(void *), void *arg)
 {
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
@@ -159,8 +181,8 @@ static long clone3_into(int cgroup, char *stack, size_t size, int (*fn)(void *),
     return ret;
 }
 #else
-static long clone3_into(int cgroup, char *stack, size_t size, int (*fn)(void *),
-                        void *arg)
+static long clone3_into(int cgroup, const char *stack, size_t size,
+                        int (*fn)(void *), void *arg)
 {
     (void)cgroup, (void)stack, (void)size, (void)fn, (void)arg;
     return -ENOSYS;

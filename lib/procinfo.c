@@ -34,8 +34,21 @@ static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
     if (comm != NULL)
         bsh__format(comm, len, "%.*s", (int)(close_paren - open_paren - 1),
                     open_paren + 1);
-    int pgrp;
-    return sscanf(close_paren + 2, "%c %d %d %d", state, ppid, &pgrp, sid) == 4;
+    /* ") S PPID PGRP SID" */
+    const char *f = close_paren + 2;
+    char *end;
+    if (*f == '\0')
+        return false;
+    *state = *f++;
+    long v[3];
+    for (int i = 0; i < 3; i++, f = end) {
+        v[i] = strtol(f, &end, 10);
+        if (end == f)
+            return false;
+    }
+    *ppid = (int)v[0];
+    *sid = (int)v[2];
+    return true;
 }
 
 /* The last pid handed out in our pid namespace, or -1. */
@@ -48,7 +61,7 @@ static int last_pid(void)
     if (n <= 0)
         return -1;
     text[n] = '\0';
-    return atoi(text);
+    return (int)strtol(text, NULL, 10);
 }
 
 /* Whether `pid` is a live member of session `sid`. */
@@ -80,7 +93,7 @@ int bsh__session_pids(int sid, int *pids, int max)
         return 0;
     struct dirent *e;
     while (n < max && (e = readdir(d)) != NULL) {
-        int pid = atoi(e->d_name);
+        int pid = (int)strtol(e->d_name, NULL, 10);
         if (pid > 0 && in_session(pid, sid)) {
             if (pids != NULL)
                 pids[n] = pid;

@@ -216,7 +216,8 @@ static void ending_line(const struct call *c, const struct bsh_item *st,
     else if (timed_out && why == BSH_END_LIMIT && r != NULL)
         snprintf(last, sizeof(last),
                  "ended: output limit of %llu bytes reached",
-                 (unsigned long long)(r->stdout_bytes + r->stderr_bytes));
+                 (unsigned long long)r->stdout_bytes +
+                     (unsigned long long)r->stderr_bytes);
     else if (timed_out && why == BSH_END_IDLE)
         snprintf(last, sizeof(last), "timed out: no output for %lld ms",
                  (long long)c->idle_ms);

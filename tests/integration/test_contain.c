@@ -174,7 +174,7 @@ static void test_escapes(enum bsh_containment how, const char *label)
     for (size_t t = 0; t < technique_count; t++) {
         int bad = 0, claimed_none = 0, left_total = 0;
         for (int e = 0; e < END_COUNT; e++) {
-            char marker[32];
+            char marker[64];
             snprintf(marker, sizeof(marker), "98%d%02zu%d.25", (int)how, t, e);
             bool ran = false;
             int escaped = run_cell(how, t, (enum end)e, marker, &ran);
