@@ -105,18 +105,14 @@ struct child_job {
     int err;          /* written by the child before it exits on a failure */
 };
 
-/* The kernel's struct sigaction, for SIG_DFL with an empty mask. */
-struct kernel_sigaction {
-    long handler, flags, restorer;
-    unsigned long mask;
-};
-
 /* The child: runs bash or exits 127 with job->err set. */
 CHILD_CODE static int run_child(void *arg)
 {
     struct child_job *job = arg;
     const struct bsh__child_plan *p = job->plan;
-    struct kernel_sigaction dfl = {0, 0, 0, 0};
+    /* The kernel's struct sigaction, all zero: SIG_DFL, no flags, no
+     * restorer, an empty mask. */
+    const long dfl[4] = {0, 0, 0, 0};
     unsigned long none = 0;
     int err = 0;
     if ((job->procs >= 0 &&
@@ -125,7 +121,7 @@ CHILD_CODE static int run_child(void *arg)
         goto fail;
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
-            syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(none));
+            syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(none));
     if (open_stdin(&err, p) < 0 ||
         sys(&err, SYS_dup3, p->out_fd, 1, 0, 0) < 0 ||
         sys(&err, SYS_dup3, p->err_fd, 2, 0, 0) < 0)
