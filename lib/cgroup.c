@@ -362,6 +362,12 @@ int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
     return v;
 }
 
+void bsh__cgroup_cpu(const struct bsh__cgroup *cg, int64_t usec[2])
+{
+    static const char *const keys[] = {"user_usec", "system_usec"};
+    bsh__cgroup_stats(cg, "cpu.stat", keys, usec, 2);
+}
+
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)
 {
     char text[64];

@@ -53,6 +53,10 @@ int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
 int bsh__cgroup_stats(const struct bsh__cgroup *cg, const char *file,
                       const char *const *keys, int64_t *values, int n);
 
+/* The CPU time of everything that ran in it, user and system, in us
+ * (cpu.stat); -1 each where unknown. */
+void bsh__cgroup_cpu(const struct bsh__cgroup *cg, int64_t usec[2]);
+
 /* Reads a file that holds one number (memory.peak); -1 when none. */
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file);
 

@@ -92,10 +92,9 @@ static enum bsh_limit kernel_limit(const struct bsh_stream *s,
  * report (it costs two file reads), else of bash and what it waited for. */
 static void fill_usage(const struct bsh_stream *s, struct bsh_report *r)
 {
-    static const char *const keys[] = {"user_usec", "system_usec"};
     int64_t cpu[2] = {-1, -1}, peak = -1;
     if (s->want_report && s->cgroup.dir >= 0) {
-        bsh__cgroup_stats(&s->cgroup, "cpu.stat", keys, cpu, 2);
+        bsh__cgroup_cpu(&s->cgroup, cpu);
         peak = bsh__cgroup_value(&s->cgroup, "memory.peak");
     }
     /* A pooled cgroup has served runs before: count from this one's start. */

@@ -85,10 +85,8 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
                                "is the session)");
     if (bsh__cgroup_make(&s->cgroup, o->cgroup_parent, why, sizeof(why)) < 0)
         return !need || cannot(s, what, why);
-    if (o->report) {
-        static const char *const keys[] = {"user_usec", "system_usec"};
-        bsh__cgroup_stats(&s->cgroup, "cpu.stat", keys, s->cgroup.base_cpu, 2);
-    }
+    if (o->report) /* a pooled cgroup has run others before */
+        bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
     if (l->memory_bytes > 0) {
         if (!limit_by(s, "memory", "memory.max", l->memory_bytes))
             return false;
