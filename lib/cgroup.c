@@ -291,6 +291,43 @@ int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,
     return n == (ssize_t)len ? 0 : -1;
 }
 
+/* One limit through its controller's file: 0, or -1 with the reason. */
+static int limit_by(const struct bsh__cgroup *cg, const char *controller,
+                    const char *file, int64_t value, char *why, size_t len)
+{
+    char text[32];
+    if (!bsh__cgroup_has(cg, controller)) {
+        bsh__format(why, len,
+                    "cannot enforce the %s limit: the cgroup v2 %s controller "
+                    "is not enabled for the run's cgroup",
+                    controller, controller);
+        return -1;
+    }
+    bsh__format(text, sizeof(text), "%lld", (long long)value);
+    if (bsh__cgroup_write(cg, file, text) < 0) {
+        bsh__format(why, len, "cannot enforce the %s limit: %s", controller,
+                    strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
+                           char *why, size_t len)
+{
+    if (l->memory_bytes > 0) {
+        if (limit_by(cg, "memory", "memory.max", l->memory_bytes, why, len) < 0)
+            return -1;
+        /* Swap would let the run outgrow its memory limit. */
+        bsh__cgroup_write(cg, "memory.swap.max", "0");
+    }
+    if (l->pids > 0 && limit_by(cg, "pids", "pids.max", l->pids, why, len) < 0)
+        return -1;
+    if (l->memory_bytes > 0 || l->pids > 0)
+        cg->poolable = false; /* its limits are this run's */
+    return 0;
+}
+
 int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max)
 {
     char text[8192];

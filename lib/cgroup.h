@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bsh/bsh.h"
+
 struct bsh__cgroup {
     int dir;             /* the run's cgroup directory; -1: none */
     int parent;          /* the directory it was made in */
@@ -29,6 +31,12 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
 
 /* Whether the cgroup offers `controller` ("memory", "pids"). */
 bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller);
+
+/* Sets the memory and pids limits of `l` (0: none) through the cgroup's
+ * controllers: 0, or -1 with "cannot enforce the memory limit: ..." in
+ * `why` when a controller is not enabled or its file cannot be written. */
+int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
+                           char *why, size_t len);
 
 /* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
 int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,

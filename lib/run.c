@@ -47,25 +47,6 @@ static bool cannot(struct bsh_stream *s, const char *what, const char *why)
     return false;
 }
 
-/* Sets a cgroup limit through its controller's file. */
-static bool limit_by(struct bsh_stream *s, const char *controller,
-                     const char *file, int64_t value)
-{
-    char what[64], text[32];
-    bsh__format(what, sizeof(what), "enforce the %s limit", controller);
-    if (!bsh__cgroup_has(&s->cgroup, controller))
-        return cannot(s, what,
-                      controller[0] == 'm'
-                          ? "the cgroup v2 memory controller is not enabled "
-                            "for the run's cgroup"
-                          : "the cgroup v2 pids controller is not enabled for "
-                            "the run's cgroup");
-    bsh__format(text, sizeof(text), "%lld", (long long)value);
-    if (bsh__cgroup_write(&s->cgroup, file, text) < 0)
-        return cannot(s, what, strerror(errno));
-    return true;
-}
-
 /* Makes the run's cgroup as the options ask, with its limits, and says
  * where the child goes; false after failing the stream. */
 static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
@@ -87,13 +68,10 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
         return !need || cannot(s, what, why);
     if (o->report) /* a pooled cgroup has run others before */
         bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
-    if (l->memory_bytes > 0) {
-        if (!limit_by(s, "memory", "memory.max", l->memory_bytes))
-            return false;
-        bsh__cgroup_write(&s->cgroup, "memory.swap.max", "0");
-    }
-    if (l->pids > 0 && !limit_by(s, "pids", "pids.max", l->pids))
+    if (bsh__cgroup_set_limits(&s->cgroup, l, why, sizeof(why)) < 0) {
+        bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;
+    }
     place->cgroup_dir = s->cgroup.dir;
     return true;
 }
