@@ -264,7 +264,8 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
     return 0;
 }
 
-bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
+/* Whether the cgroup offers `controller` ("memory", "pids"). */
+static bool has_controller(const struct bsh__cgroup *cg, const char *controller)
 {
     char text[512];
     if (read_file(cg, "cgroup.controllers", text, sizeof(text)) < 0)
@@ -277,7 +278,8 @@ bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
     return false;
 }
 
-int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,
+/* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
+static int write_file(const struct bsh__cgroup *cg, const char *file,
                       const char *value)
 {
     int fd = openat(cg->dir, file, O_WRONLY | O_CLOEXEC);
@@ -296,7 +298,7 @@ static int limit_by(const struct bsh__cgroup *cg, const char *controller,
                     const char *file, int64_t value, char *why, size_t len)
 {
     char text[32];
-    if (!bsh__cgroup_has(cg, controller)) {
+    if (!has_controller(cg, controller)) {
         bsh__format(why, len,
                     "cannot enforce the %s limit: the cgroup v2 %s controller "
                     "is not enabled for the run's cgroup",
@@ -304,7 +306,7 @@ static int limit_by(const struct bsh__cgroup *cg, const char *controller,
         return -1;
     }
     bsh__format(text, sizeof(text), "%lld", (long long)value);
-    if (bsh__cgroup_write(cg, file, text) < 0) {
+    if (write_file(cg, file, text) < 0) {
         bsh__format(why, len, "cannot enforce the %s limit: %s", controller,
                     strerror(errno));
         return -1;
@@ -319,7 +321,7 @@ int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
         if (limit_by(cg, "memory", "memory.max", l->memory_bytes, why, len) < 0)
             return -1;
         /* Swap would let the run outgrow its memory limit. */
-        bsh__cgroup_write(cg, "memory.swap.max", "0");
+        write_file(cg, "memory.swap.max", "0");
     }
     if (l->pids > 0 && limit_by(cg, "pids", "pids.max", l->pids, why, len) < 0)
         return -1;
@@ -359,7 +361,7 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg)
     if (bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0)
         return 0;
     cg->killed = true;
-    if (bsh__cgroup_write(cg, "cgroup.kill", "1") == 0)
+    if (write_file(cg, "cgroup.kill", "1") == 0)
         return 0;
     /* Kernels before 5.14 have no cgroup.kill: kill each process; one
      * that forks meanwhile is caught on the next pass of the wait. */
@@ -370,7 +372,9 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg)
     return err;
 }
 
-int bsh__cgroup_stats(const struct bsh__cgroup *cg, const char *file,
+/* Reads the values of `n` keys from a "key value" file in one read;
+ * missing ones are -1. 0, or -1 when the file cannot be read. */
+static int read_stats(const struct bsh__cgroup *cg, const char *file,
                       const char *const *keys, int64_t *values, int n)
 {
     char text[2048];
@@ -395,14 +399,14 @@ int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key)
 {
     int64_t v;
-    bsh__cgroup_stats(cg, file, &key, &v, 1);
+    read_stats(cg, file, &key, &v, 1);
     return v;
 }
 
 void bsh__cgroup_cpu(const struct bsh__cgroup *cg, int64_t usec[2])
 {
     static const char *const keys[] = {"user_usec", "system_usec"};
-    bsh__cgroup_stats(cg, "cpu.stat", keys, usec, 2);
+    read_stats(cg, "cpu.stat", keys, usec, 2);
 }
 
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)

@@ -29,18 +29,11 @@ void bsh__cgroup_init(struct bsh__cgroup *cg);
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len);
 
-/* Whether the cgroup offers `controller` ("memory", "pids"). */
-bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller);
-
 /* Sets the memory and pids limits of `l` (0: none) through the cgroup's
  * controllers: 0, or -1 with "cannot enforce the memory limit: ..." in
  * `why` when a controller is not enabled or its file cannot be written. */
 int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
                            char *why, size_t len);
-
-/* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
-int bsh__cgroup_write(const struct bsh__cgroup *cg, const char *file,
-                      const char *value);
 
 /* How many processes the cgroup holds. */
 int bsh__cgroup_count(const struct bsh__cgroup *cg);
@@ -55,11 +48,6 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg);
  * -1 when there is none. */
 int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key);
-
-/* Reads the values of `n` keys from a "key value" file in one read;
- * missing ones are -1. 0, or -1 when the file cannot be read. */
-int bsh__cgroup_stats(const struct bsh__cgroup *cg, const char *file,
-                      const char *const *keys, int64_t *values, int n);
 
 /* The CPU time of everything that ran in it, user and system, in us
  * (cpu.stat); -1 each where unknown. */
