@@ -46,6 +46,13 @@ static inline int64_t mono_ns_until(struct timespec t)
            (t.tv_nsec - now.tv_nsec);
 }
 
+/* a - b in whole milliseconds. */
+static inline int64_t mono_diff_ms(struct timespec a, struct timespec b)
+{
+    return ((int64_t)a.tv_sec - (int64_t)b.tv_sec) * 1000 +
+           ((int64_t)a.tv_nsec - (int64_t)b.tv_nsec) / 1000000;
+}
+
 static inline bool mono_before(struct timespec a, struct timespec b)
 {
     return a.tv_sec < b.tv_sec ||

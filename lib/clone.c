@@ -89,6 +89,8 @@ CHILD_CODE static long set_limit(int *err, long resource, int64_t value,
 
 CHILD_CODE static long open_stdin(int *err, const struct bsh__child_plan *p)
 {
+    if (p->in_fd >= 0)
+        return sys(err, SYS_dup3, p->in_fd, 0, 0, 0);
     long fd = sys(err, SYS_openat, AT_FDCWD, (long)p->in_path, p->in_flags, 0);
     if (fd <= 0)
         return fd;

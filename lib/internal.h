@@ -27,6 +27,7 @@ char **bsh__env_build(const struct bsh_env_var *vars, size_t count);
 struct bsh__started {
     pid_t pid;
     int out_fd, err_fd; /* PTY: the master and -1 */
+    int in_fd;          /* the writable stdin (PTY: a dup of the master), -1 */
     bool pty;
 };
 
@@ -45,18 +46,27 @@ struct bsh__placement {
     int64_t fsize_bytes; /* RLIMIT_FSIZE; 0: none */
 };
 
-int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
-                     const struct bsh__placement *place,
-                     struct bsh__started *sp, struct bsh__spawn_error *why);
-int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   const struct bsh__placement *place, struct bsh__started *sp,
+/* The run's command line and where it runs. */
+struct bsh__launch {
+    const char *command;
+    const char *cwd; /* NULL: ours */
+    char **envp;     /* NULL: ours */
+    bool stdin_pipe; /* a writable stdin (sp->in_fd) */
+    const struct bsh__placement *place;
+};
+
+int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
+                     struct bsh__spawn_error *why);
+int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
                    struct bsh__spawn_error *why);
 
 /* What the child does before it runs bash, in this order: fd 0 opened
- * from a path, fds 1 and 2 duplicated from ours, then the directory. */
+ * from a path (or duplicated from in_fd), fds 1 and 2 duplicated from
+ * ours, then the directory. */
 struct bsh__child_plan {
     const char *in_path;
     int in_flags;
+    int in_fd; /* >= 0: stdin is this fd, not in_path */
     int out_fd, err_fd;
     const char *cwd;
     char *const *argv;

@@ -17,7 +17,8 @@ void bsh__pollset_init(struct bsh__pollset *ps)
 
 static int epoll_add(struct bsh__pollset *ps, enum bsh__slot slot, int fd)
 {
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = slot};
+    struct epoll_event ev = {.events = slot == SLOT_IN ? EPOLLOUT : EPOLLIN,
+                             .data.u32 = slot};
     return epoll_ctl(ps->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
@@ -69,7 +70,8 @@ int bsh__pollset_wait(struct bsh__pollset *ps, const struct timespec *timeout)
     /* The timer slot is for outside pollers: here the timeout stands in. */
     struct pollfd p[SLOT_COUNT];
     for (int i = 0; i < SLOT_COUNT; i++)
-        p[i] = (struct pollfd){i == SLOT_TIMER ? -1 : ps->fd[i], POLLIN, 0};
+        p[i] = (struct pollfd){i == SLOT_TIMER ? -1 : ps->fd[i],
+                               i == SLOT_IN ? POLLOUT : POLLIN, 0};
     int rc = ppoll(p, SLOT_COUNT, timeout, NULL);
     for (int i = 0; rc > 0 && i < SLOT_COUNT; i++)
         if (p[i].revents != 0)

@@ -3,7 +3,8 @@
  * The fds a stream waits on, in one table (pollset.c), for both ways a
  * stream is driven: its own blocking wait (ppoll over the table) and the
  * pollable fd for outside event loops (an epoll set kept in step with the
- * table, made on demand). A slot per role; an fd may sit in the stream
+ * table, made on demand). A slot per role (all wait for input but SLOT_IN,
+ * which waits for room to write); an fd may sit in the stream
  * without being watched (a PTY master that hung up).
  */
 #ifndef BSH_POLLSET_H
@@ -18,6 +19,7 @@ enum bsh__slot {
     SLOT_EXIT,  /* the child's exit watch */
     SLOT_WAKE,  /* the eventfd a cancel writes to */
     SLOT_TIMER, /* the stream's next wake-up, for outside pollers only */
+    SLOT_IN,    /* stdin, watched for writability while bytes wait */
     SLOT_COUNT,
 };
 

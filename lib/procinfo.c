@@ -16,7 +16,7 @@
 /* /proc/PID/stat after the command name, which may hold spaces and
  * parentheses: "S PPID PGRP SID ...". False when the process is gone. */
 static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
-                      int *sid)
+                      int *pgrp, int *sid)
 {
     char path[64], text[1024];
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
@@ -47,8 +47,16 @@ static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
             return false;
     }
     *ppid = (int)v[0];
+    if (pgrp != NULL)
+        *pgrp = (int)v[1];
     *sid = (int)v[2];
     return true;
+}
+
+bool bsh__proc_stat(int pid, char *state, int *pgrp)
+{
+    int ppid, sid;
+    return read_stat(pid, NULL, 0, state, &ppid, pgrp, &sid);
 }
 
 /* The last pid handed out in our pid namespace, or -1. */
@@ -72,7 +80,7 @@ static bool in_session(int pid, int sid)
         return false;
     char state;
     int ppid, s;
-    return read_stat(pid, NULL, 0, &state, &ppid, &s) && s == sid &&
+    return read_stat(pid, NULL, 0, &state, &ppid, NULL, &s) && s == sid &&
            state != 'Z';
 }
 
@@ -124,7 +132,7 @@ bool bsh__proc_describe(int pid, struct bsh_proc_info *info)
     memset(info, 0, sizeof(*info));
     int sid;
     if (!read_stat(pid, info->comm, sizeof(info->comm), &info->state,
-                   &info->ppid, &sid))
+                   &info->ppid, NULL, &sid))
         return false;
     info->pid = pid;
     char path[64];

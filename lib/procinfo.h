@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What /proc says about a run's processes (procinfo.c): which are in its
- * session, and what each is doing. Used only for the end report.
+ * session, and what each is doing (the end report, the run's state).
  */
 #ifndef BSH_PROCINFO_H
 #define BSH_PROCINFO_H
@@ -11,6 +11,9 @@
 /* The processes of session `sid` (zombies aside), up to `max`; how
  * many. `pids` may be NULL to count. */
 int bsh__session_pids(int sid, int *pids, int max);
+
+/* The state letter and process group of `pid`; false when it is gone. */
+bool bsh__proc_stat(int pid, char *state, int *pgrp);
 
 /* Fills `info` for process `pid`; false when it is gone. */
 bool bsh__proc_describe(int pid, struct bsh_proc_info *info);

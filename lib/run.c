@@ -97,7 +97,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         }
     }
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
-    struct bsh__started sp = {-1, -1, -1, o->pty};
+    struct bsh__started sp = {-1, -1, -1, -1, o->pty};
     struct bsh__spawn_error why;
     struct bsh__placement place = {-1, o->limits.cpu_seconds,
                                    o->limits.fsize_bytes};
@@ -105,9 +105,9 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         free(envp);
         return;
     }
-    int rc = o->pty
-                 ? bsh__spawn_pty(o->command, cwd, envp, &place, &sp, &why)
-                 : bsh__spawn_pipes(o->command, cwd, envp, &place, &sp, &why);
+    struct bsh__launch launch = {o->command, cwd, envp, o->stdin_pipe, &place};
+    int rc = o->pty ? bsh__spawn_pty(&launch, &sp, &why)
+                    : bsh__spawn_pipes(&launch, &sp, &why);
     free(envp);
     if (rc < 0) {
         bsh__stream_fail(s, why.kind, "%s", why.text);
@@ -136,6 +136,7 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
     s->started = started;
     s->want_report = o->report;
     s->limits = o->limits;
+    s->stdin_asked = o->stdin_pipe;
     spawn_child(s, o);
     /* The reference spawns, then kills at once: one timeout item. */
     if (o->timeout_ms == 0 && bsh_stream_pid(s) > 0)

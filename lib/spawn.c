@@ -163,7 +163,9 @@ static int spawn_bash(const struct bsh__child_plan *io, const char *command,
     int rc = posix_spawn_file_actions_init(&fa);
     if (rc != 0)
         return rc;
-    rc = posix_spawn_file_actions_addopen(&fa, 0, io->in_path, io->in_flags, 0);
+    rc = io->in_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, io->in_fd, 0)
+                        : posix_spawn_file_actions_addopen(&fa, 0, io->in_path,
+                                                           io->in_flags, 0);
     if (rc == 0)
         rc = posix_spawn_file_actions_adddup2(&fa, io->out_fd, 1);
     if (rc == 0)
@@ -181,26 +183,28 @@ static int spawn_bash(const struct bsh__child_plan *io, const char *command,
     return rc;
 }
 
-int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
-                     const struct bsh__placement *place,
-                     struct bsh__started *sp, struct bsh__spawn_error *why)
+int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
+                     struct bsh__spawn_error *why)
 {
     static const char prefix[] = "failed to spawn bash process";
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
     int rc = 0;
-    if (make_pipe(out) < 0 || make_pipe(err) < 0) {
+    if (make_pipe(out) < 0 || make_pipe(err) < 0 ||
+        (l->stdin_pipe && make_pipe(in) < 0)) {
         rc = errno;
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
-    struct bsh__child_plan io = {"/dev/null", O_RDONLY, out[1], err[1],
-                                 cwd,         NULL,     envp,   place};
-    rc = spawn_bash(&io, command, &sp->pid);
+    struct bsh__child_plan io = {"/dev/null", O_RDONLY, in[0],
+                                 out[1],      err[1],   l->cwd,
+                                 NULL,        l->envp,  l->place};
+    rc = spawn_bash(&io, l->command, &sp->pid);
     if (rc != 0) {
-        explain_failure(rc, cwd, prefix, why);
+        explain_failure(rc, l->cwd, prefix, why);
         goto cleanup;
     }
-    if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0) {
+    if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0 ||
+        (in[1] >= 0 && set_nonblocking(in[1]) < 0)) {
         rc = errno; /* cannot happen on a fresh pipe; keep the path honest */
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         kill(-sp->pid, SIGKILL);
@@ -208,9 +212,12 @@ int bsh__spawn_pipes(const char *command, const char *cwd, char **envp,
     }
     sp->out_fd = out[0];
     sp->err_fd = err[0];
+    sp->in_fd = in[1];
     sp->pty = false;
-    out[0] = err[0] = -1;
+    out[0] = err[0] = in[1] = -1;
 cleanup:
+    bsh__close(in[0]);
+    bsh__close(in[1]);
     bsh__close(out[0]);
     bsh__close(out[1]);
     bsh__close(err[0]);
@@ -238,26 +245,33 @@ static int open_master(char *name, size_t len)
     return m;
 }
 
-int bsh__spawn_pty(const char *command, const char *cwd, char **envp,
-                   const struct bsh__placement *place, struct bsh__started *sp,
+int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
                    struct bsh__spawn_error *why)
 {
     char slave[128];
     int master = open_master(slave, sizeof(slave));
-    if (master < 0) {
+    /* Typed input goes through a second fd of the master: the stream
+     * watches it for writability apart from the master's output. */
+    int typed =
+        master >= 0 && l->stdin_pipe ? fcntl(master, F_DUPFD_CLOEXEC, 3) : -1;
+    if (master < 0 || (l->stdin_pipe && typed < 0)) {
         fail(why, errno, BSH_ERR_PTY, "failed to open pty");
+        bsh__close(master);
         return -1;
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
-    struct bsh__child_plan io = {slave, O_RDWR, 0, 0, cwd, NULL, envp, place};
-    int rc = spawn_bash(&io, command, &sp->pid);
+    struct bsh__child_plan io = {slave,  O_RDWR, -1,      0,       0,
+                                 l->cwd, NULL,   l->envp, l->place};
+    int rc = spawn_bash(&io, l->command, &sp->pid);
     if (rc != 0) {
-        explain_failure(rc, cwd, "failed to spawn command in pty", why);
+        explain_failure(rc, l->cwd, "failed to spawn command in pty", why);
         master = bsh__close(master);
+        typed = bsh__close(typed);
     }
     sp->out_fd = master;
     sp->err_fd = -1;
+    sp->in_fd = typed;
     sp->pty = true;
     return rc == 0 ? 0 : -1;
 }

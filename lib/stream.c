@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "stream.h"
 #include "graveyard.h"
+#include "runstate.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* A step that changed the phase: dispatch again. */
@@ -153,6 +156,35 @@ static void sync_timer(struct bsh_stream *s)
         bsh__pollset_watch(&s->polls, SLOT_TIMER, fd);
 }
 
+/* ---- stdin ----------------------------------------------------------------
+ */
+
+/* Keeps SLOT_IN watched exactly while stdin bytes wait; an fd that is done
+ * with leaves the poll set before it is closed (for a PTY it is a second
+ * fd of the master, which the epoll set would otherwise go on reporting). */
+static void settle_input(struct bsh_stream *s)
+{
+    if (bsh__input_done(&s->input))
+        bsh__pollset_unwatch(&s->polls, SLOT_IN);
+    int fd = bsh__input_settle(&s->input);
+    if (fd >= 0)
+        bsh__pollset_watch(&s->polls, SLOT_IN, fd);
+    else if (s->polls.fd[SLOT_IN] >= 0)
+        bsh__pollset_unwatch(&s->polls, SLOT_IN);
+}
+
+static void flush_input(struct bsh_stream *s)
+{
+    bsh__input_flush(&s->input);
+    settle_input(s);
+}
+
+static void release_input(struct bsh_stream *s)
+{
+    bsh__pollset_unwatch(&s->polls, SLOT_IN);
+    bsh__input_release(&s->input);
+}
+
 /* ---- waiting ------------------------------------------------------------- */
 
 /* The exit watch polled readable. Once the child has exited the watch
@@ -176,6 +208,8 @@ static int wait_events(struct bsh_stream *s, bool block)
             s->ready[i] = true;
     if (bsh__pollset_take(&s->polls, SLOT_EXIT))
         note_exit(s);
+    if (bsh__pollset_take(&s->polls, SLOT_IN))
+        flush_input(s);
     /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
     s->polls.ready = 0;
     return n;
@@ -197,6 +231,7 @@ static int watch_failed(struct bsh_stream *s, int err);
 
 static void close_outputs(struct bsh_stream *s)
 {
+    release_input(s);
     bsh__pollset_forget(&s->polls, SLOT_OUT);
     bsh__pollset_forget(&s->polls, SLOT_ERR);
     s->out[0] = bsh__close(s->out[0]);
@@ -452,8 +487,7 @@ static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
         return 0; /* still ready: the step loop sees the limit next */
     if (n > 0) {
         s->bytes[i] += (uint64_t)n;
-        if (s->idle_ms > 0)
-            s->last_output = mono_now();
+        s->last_output = mono_now();
         /* A full read suggests more is waiting: read again before polling. */
         s->ready[i] = n == (ssize_t)sizeof(s->buf);
         memset(item, 0, sizeof(*item));
@@ -574,6 +608,8 @@ static void take_wake(struct bsh_stream *s, bool block)
 
 static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
+    if (bsh__input_buffered(&s->input) > 0)
+        flush_input(s);
     take_wake(s, block);
     for (;;) {
         enum bsh_end_reason why = must_end(s);
@@ -664,6 +700,108 @@ void bsh_stream_cancel(struct bsh_stream *s)
     wake(s);
 }
 
+int64_t bsh_stream_write(struct bsh_stream *s, const void *data, size_t len)
+{
+    if (s == NULL || (data == NULL && len > 0) || !s->stdin_asked)
+        return BSH_EINVAL;
+    if (s->phase != PHASE_RUNNING)
+        return BSH_ECLOSED;
+    int64_t n = bsh__input_write(&s->input, data, len);
+    int err = errno;
+    settle_input(s);
+    if (n < 0)
+        return err == ENOMEM && bsh__input_open_for_writes(&s->input)
+                   ? BSH_ENOMEM
+                   : BSH_ECLOSED;
+    return n;
+}
+
+int bsh_stream_close_stdin(struct bsh_stream *s)
+{
+    if (s == NULL || !s->stdin_asked)
+        return BSH_EINVAL;
+    if (s->phase != PHASE_RUNNING || bsh__input_close(&s->input) < 0)
+        return BSH_ECLOSED;
+    settle_input(s);
+    return BSH_OK;
+}
+
+int bsh_stream_signal(struct bsh_stream *s, int sig)
+{
+    if (s == NULL || sig <= 0 || sig >= NSIG)
+        return BSH_EINVAL;
+    if (s->phase != PHASE_RUNNING)
+        return BSH_ECLOSED;
+    signal_run(s, sig);
+    return BSH_OK;
+}
+
+/* The PTY master while the run goes on, or -1. */
+static int master_fd(const struct bsh_stream *s)
+{
+    if (!s->pty || s->phase != PHASE_RUNNING)
+        return -1;
+    return s->out[0] >= 0 ? s->out[0] : s->held_master;
+}
+
+int bsh_stream_resize(struct bsh_stream *s, int rows, int cols)
+{
+    if (s == NULL || !s->pty || rows <= 0 || cols <= 0 || rows > 0xffff ||
+        cols > 0xffff)
+        return BSH_EINVAL;
+    struct winsize ws = {(unsigned short)rows, (unsigned short)cols, 0, 0};
+    int m = master_fd(s);
+    if (m < 0 || ioctl(m, TIOCSWINSZ, &ws) < 0)
+        return BSH_ECLOSED;
+    return BSH_OK;
+}
+
+/* Processes of a run looked at for its state, at most. */
+#define STATE_PIDS_MAX 256
+
+int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
+                     bool ports)
+{
+    if (s == NULL || st == NULL)
+        return BSH_EINVAL;
+    memset(st, 0, sizeof(*st));
+    st->running = s->phase == PHASE_RUNNING || s->phase == PHASE_ENDING;
+    struct timespec now = mono_now();
+    st->elapsed_ms = mono_diff_ms(now, s->started);
+    st->idle_ms = mono_diff_ms(now, s->last_output);
+    st->stdin_open = bsh__input_open_for_writes(&s->input);
+    st->stdin_buffered = bsh__input_buffered(&s->input);
+    int m = master_fd(s);
+    bool quiet = m >= 0 && st->idle_ms >= BSH_INPUT_WAIT_MIN_MS;
+    if (!quiet && !(ports && st->running))
+        return BSH_OK;
+    int pids[STATE_PIDS_MAX];
+    int n = bsh__run_pids(s, pids, STATE_PIDS_MAX);
+    if (n > STATE_PIDS_MAX)
+        n = STATE_PIDS_MAX;
+    if (quiet)
+        st->input_wait = bsh__input_wait(m, pids, n);
+    if (ports && n > 0)
+        st->port_count =
+            bsh__listening_ports(pids, n, st->ports, BSH_PORTS_MAX);
+    return BSH_OK;
+}
+
+const char *bsh_input_wait_name(enum bsh_input_wait kind)
+{
+    switch (kind) {
+    case BSH_INPUT_PASSWORD:
+        return "password";
+    case BSH_INPUT_LINE:
+        return "line";
+    case BSH_INPUT_RAW:
+        return "raw";
+    case BSH_INPUT_NONE:
+        break;
+    }
+    return "";
+}
+
 const char *bsh_stream_error(const struct bsh_stream *s)
 {
     return s != NULL && s->error_kind != BSH_ERR_NONE ? s->error : NULL;
@@ -701,6 +839,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     bsh__cgroup_init(&s->cgroup);
     s->killed = -1;
     s->out[0] = s->out[1] = s->held_master = -1;
+    bsh__input_init(&s->input);
     bsh__pollset_init(&s->polls);
     bsh__deadline_init(&s->deadline);
     atomic_init(&s->cancelled, 0);
@@ -726,6 +865,8 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
     s->pty = p->pty;
     s->out[0] = p->out_fd;
     s->out[1] = p->err_fd;
+    if (p->in_fd >= 0)
+        bsh__input_open(&s->input, p->in_fd, p->pty);
     for (int i = 0; i < 2; i++)
         if (s->out[i] >= 0)
             bsh__pollset_watch(&s->polls, (enum bsh__slot)(SLOT_OUT + i),
@@ -747,6 +888,7 @@ void bsh_stream_free(struct bsh_stream *s)
     if (s == NULL)
         return;
     abort_run(s);
+    release_input(s);
     bsh__cgroup_remove(&s->cgroup, 0);
     free(s->diagnosis);
     bsh__pollset_release(&s->polls);

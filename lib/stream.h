@@ -12,6 +12,7 @@
 #include "cgroup.h"
 #include "child.h"
 #include "deadline.h"
+#include "input.h"
 #include "internal.h"
 #include "pollset.h"
 
@@ -78,6 +79,9 @@ struct bsh_stream {
     bool has_report;
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
+    /* Interactive runs: */
+    bool stdin_asked;        /* opts.stdin_pipe */
+    struct bsh__input input; /* the writable stdin */
     /* Cache-line aligned: the kernel copies into it on every read. */
     _Alignas(64) unsigned char buf[BSH_CHUNK_MAX];
 };

@@ -51,6 +51,8 @@ enum bsh_status {
     BSH_ESTREAM = -3, /* the stream ended with an error: bsh_stream_error() */
     BSH_EAGAIN = -4,  /* bsh_stream_try_next(): nothing ready yet */
     BSH_ENOMEM = -5,  /* out of memory */
+    BSH_ECLOSED = -6, /* the run's stdin is closed (by the caller, by the
+                         command, or because the run is over) */
 };
 
 /**
@@ -196,6 +198,10 @@ struct bsh_run_opts {
      * that is ended (timeout, idle timeout, cancel, limit) and, without a
      * cgroup, the count of processes killed and left. See bsh_report. */
     bool report;
+    /* A writable stdin (bsh_stream_write()): in pipe mode a pipe instead
+     * of /dev/null; in PTY mode the terminal's input (without it, what is
+     * typed cannot be sent). */
+    bool stdin_pipe;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -302,6 +308,93 @@ BSH_API int bsh_stream_fd(struct bsh_stream *stream);
  * write(2)).
  */
 BSH_API void bsh_stream_cancel(struct bsh_stream *stream);
+
+/* ---- Interactive runs: stdin, signals, size, state ----------------- */
+
+/** Bytes of stdin a stream keeps when the command does not read them as
+ *  fast as they are written. */
+#define BSH_STDIN_BUFFER_MAX ((size_t)256 * 1024)
+
+/**
+ * Writes to the run's stdin (opts.stdin_pipe). Never blocks: what the
+ * command's end cannot take now is kept, in order, in a buffer of at most
+ * BSH_STDIN_BUFFER_MAX bytes that the stream's own loop flushes
+ * (bsh_stream_next(), bsh_stream_try_next(); the pollable fd then also
+ * wakes when the command's end is writable). In PTY mode the bytes are
+ * typed: the terminal echoes them and acts on control characters.
+ *
+ * Returns the number of bytes taken (all of `len` unless the buffer is
+ * full: write the rest later), BSH_ECLOSED when stdin is closed (the
+ * command closed its end or exited, stdin_close was called, or the run is
+ * over; the stream itself goes on), BSH_EINVAL (NULL, or no stdin_pipe).
+ */
+BSH_API int64_t bsh_stream_write(struct bsh_stream *stream, const void *data,
+                                 size_t len);
+
+/**
+ * Closes the run's stdin once what is buffered has been written: in pipe
+ * mode the command reads EOF; in PTY mode the terminal's EOF character is
+ * typed (twice after an unfinished line, as at a keyboard). BSH_OK,
+ * BSH_ECLOSED when it already was, BSH_EINVAL.
+ */
+BSH_API int bsh_stream_close_stdin(struct bsh_stream *stream);
+
+/**
+ * Sends signal `sig` to every process of the run (its cgroup, or its
+ * process group and session). BSH_OK; BSH_ECLOSED when the run is over;
+ * BSH_EINVAL for a NULL stream or a bad signal number.
+ */
+BSH_API int bsh_stream_signal(struct bsh_stream *stream, int sig);
+
+/**
+ * Sets the PTY's size; the kernel tells the foreground process group
+ * (SIGWINCH). BSH_OK, BSH_ECLOSED when the run is over, BSH_EINVAL
+ * outside PTY mode or for a size of 0.
+ */
+BSH_API int bsh_stream_resize(struct bsh_stream *stream, int rows, int cols);
+
+/** What a PTY run waits for, read from its terminal. */
+enum bsh_input_wait {
+    BSH_INPUT_NONE = 0, /* not waiting for input (or pipe mode) */
+    BSH_INPUT_PASSWORD, /* canonical mode with echo off: a secret */
+    BSH_INPUT_LINE,     /* canonical mode: a line */
+    BSH_INPUT_RAW,      /* raw mode: keys (an editor, a pager, a REPL) */
+};
+
+/** "password", "line", "raw"; "" for none. */
+BSH_API const char *bsh_input_wait_name(enum bsh_input_wait kind);
+
+/** How long a PTY run must be silent before it can count as waiting for
+ *  input. */
+#define BSH_INPUT_WAIT_MIN_MS 300
+
+/** TCP ports reported by bsh_stream_state() at most. */
+#define BSH_PORTS_MAX 16
+
+/** A run's state while it goes on (bsh_stream_state()). */
+struct bsh_run_state {
+    bool running;       /* its status item has not come yet */
+    int64_t elapsed_ms; /* since bsh_run() */
+    int64_t idle_ms;    /* since the last output byte (or the start) */
+    /* PTY mode: after BSH_INPUT_WAIT_MIN_MS without output, the terminal's
+     * foreground process group blocked reading the terminal, and how the
+     * terminal is set up. */
+    enum bsh_input_wait input_wait;
+    bool stdin_open;       /* bsh_stream_write() can still take bytes */
+    size_t stdin_buffered; /* taken but not yet written */
+    /* With `ports`: the TCP ports the run's processes listen on, sorted,
+     * at most BSH_PORTS_MAX. */
+    int ports[BSH_PORTS_MAX];
+    size_t port_count;
+};
+
+/**
+ * Fills `state` without consuming items. `ports` asks for the listening
+ * TCP ports too, which reads /proc for every process of the run. BSH_OK or
+ * BSH_EINVAL.
+ */
+BSH_API int bsh_stream_state(const struct bsh_stream *stream,
+                             struct bsh_run_state *state, bool ports);
 
 /** The message of the error that ended the stream, or NULL. */
 BSH_API const char *bsh_stream_error(const struct bsh_stream *stream);
