@@ -49,6 +49,23 @@ static int parse_ms(struct cli_args *a, const char *what, const char *s,
     return 0;
 }
 
+/* A count from 1 to 100000 (--max-runs). */
+static int parse_count(struct cli_args *a, const char *what, const char *s,
+                       int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = s != NULL ? strtol(s, &end, 10) : 0;
+    if (s == NULL || *s == '\0' || end == NULL || *end != '\0' || errno != 0 ||
+        v < 1 || v > 100000)
+        return usage_error(a,
+                           "invalid %s '%s': expected a number from 1 to "
+                           "100000",
+                           what, s != NULL ? s : "");
+    *out = (int)v;
+    return 0;
+}
+
 /* Splits NAME=VALUE at the first '='. The name is checked by the engine,
  * which reports a bad one as an error of the run. */
 static int add_env(struct cli_args *a, const char *s)
@@ -155,6 +172,11 @@ enum opt {
     OPT_LIMIT,
     OPT_REPORT,
     OPT_CONTAINMENT,
+    OPT_STDIN,
+    OPT_AGENT_ENV,
+    OPT_NO_AGENT_ENV,
+    OPT_YIELD,
+    OPT_MAX_RUNS,
     OPT_NONE
 };
 
@@ -177,6 +199,11 @@ static const struct opt_spec opt_specs[] = {
     {"limit", OPT_LIMIT, 'l', true},
     {"report", OPT_REPORT, 0, false},
     {"containment", OPT_CONTAINMENT, 0, true},
+    {"stdin", OPT_STDIN, 'i', false},
+    {"agent-env", OPT_AGENT_ENV, 0, false},
+    {"no-agent-env", OPT_NO_AGENT_ENV, 0, false},
+    {"yield", OPT_YIELD, 0, true},
+    {"max-runs", OPT_MAX_RUNS, 0, true},
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */
@@ -187,9 +214,11 @@ static unsigned allowed_opts(enum cli_command c)
                         1u << OPT_LIMIT | 1u << OPT_CONTAINMENT;
     switch (c) {
     case CLI_RUN:
-        return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT;
+        return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT | 1u << OPT_STDIN |
+               1u << OPT_AGENT_ENV;
     case CLI_MCP:
-        return run_opts | 1u << OPT_KEEP_LOGS;
+        return run_opts | 1u << OPT_KEEP_LOGS | 1u << OPT_NO_AGENT_ENV |
+               1u << OPT_YIELD | 1u << OPT_MAX_RUNS;
     case CLI_CHECK:
         return 1u << OPT_JSON;
     default:
@@ -254,6 +283,20 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_KEEP_LOGS:
         a->keep_logs = true;
         return 0;
+    case OPT_STDIN:
+        a->stdin_given = true;
+        return 0;
+    case OPT_AGENT_ENV:
+        a->agent_env = true;
+        return 0;
+    case OPT_NO_AGENT_ENV:
+        a->agent_env = false;
+        return 0;
+    case OPT_YIELD:
+        a->yield_given = true;
+        return parse_ms(a, "yield", value, &a->yield_ms);
+    case OPT_MAX_RUNS:
+        return parse_count(a, "max-runs", value, &a->max_runs);
     case OPT_NONE:
         break;
     }
@@ -340,6 +383,7 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(argv[1], words[i].word) == 0) {
             a->command = words[i].command;
+            a->agent_env = a->command == CLI_MCP; /* its default */
             if (a->command >= CLI_VERSION)
                 return argc == 2
                            ? 0

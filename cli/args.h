@@ -41,7 +41,12 @@ struct cli_args {
     bool report; /* run: the end report, after the status */
     bool pty;
     bool json;
-    bool keep_logs;  /* mcp: leave the spill directory at exit */
+    bool keep_logs;   /* mcp: leave the spill directory at exit */
+    bool stdin_given; /* run: -i, bsh's stdin is the command's */
+    bool agent_env;   /* the non-interactive profile (mcp: on by default) */
+    int64_t yield_ms; /* mcp: when a call returns a run still going */
+    bool yield_given;
+    int max_runs;    /* mcp: runs held at once; 0: the default */
     char error[512]; /* the usage error, when cli_parse fails */
 };
 

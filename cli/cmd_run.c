@@ -16,15 +16,22 @@
  * reader does not take what bsh has, bsh stops pulling items (the command
  * then blocks on its own pipe, as in any pipeline), but keeps watching its
  * signals and the deadline, which win over a reader that does not read.
+ *
+ * With -i, bsh's stdin is forwarded to the command's (forward.h); with -p
+ * on a terminal, that terminal is in raw mode for the run and its size is
+ * followed (terminal.h).
  */
 #define _GNU_SOURCE
+#include "agent_env.h"
 #include "commands.h"
+#include "forward.h"
 #include "mono.h"
 #include "orphans.h"
 #include "output.h"
 #include "process.h"
 #include "signal_read.h"
 #include "sink.h"
+#include "terminal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -50,6 +57,9 @@ struct run_state {
     bool ended;        /* the stream has ended (status or error) */
     bool has_deadline;
     struct timespec deadline; /* at or after the engine's own */
+    bool forwarding;          /* -i: bsh's stdin goes to the command */
+    struct forward in;
+    struct terminal term; /* -p -i on a terminal */
 };
 
 static int status_exit(const struct bsh_item *item)
@@ -189,22 +199,38 @@ static bool may_pull(const struct run_state *st)
            (!sinks_full(st) || stopping(st) || deadline_passed(st));
 }
 
-/* Waits for the stream, a signal or a writable output. */
+/* -i: input for the command, and the terminal's new size. */
+static void take_input(struct run_state *st, struct bsh_stream *s,
+                       const struct pollfd *in, const struct pollfd *winch)
+{
+    int rows, cols;
+    if (in->revents != 0)
+        forward_read(&st->in);
+    if (winch->revents != 0 && terminal_resized(&st->term, &rows, &cols))
+        bsh_stream_resize(s, rows, cols);
+    if (!st->ended)
+        forward_push(&st->in, s);
+}
+
+/* Waits for the stream, a signal, a writable output or input. */
 static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
 {
     bool watch_stream = !st->ended && !sinks_full(st);
-    struct pollfd pfd[4] = {
+    bool input = st->forwarding && !st->ended;
+    struct pollfd pfd[6] = {
         {watch_stream ? bsh_stream_fd(s) : -1, POLLIN, 0},
         {sfd, POLLIN, 0},
         {sink_pending(&st->out) ? st->out.fd : -1, POLLOUT, 0},
         {sink_pending(&st->err) ? st->err.fd : -1, POLLOUT, 0},
+        {input ? forward_poll_fd(&st->in) : -1, POLLIN, 0},
+        {input ? st->term.winch_fd : -1, POLLIN, 0},
     };
     int timeout = ms_to_deadline(st);
     /* Without a pollable fd (none could be made: out of fds), look again
      * every 10 ms rather than wait for a signal. */
     if (watch_stream && pfd[0].fd < 0 && (timeout < 0 || timeout > 10))
         timeout = 10;
-    if (poll(pfd, 4, timeout) < 0 && errno != EINTR)
+    if (poll(pfd, 6, timeout) < 0 && errno != EINTR)
         bsh_stream_cancel(s);
     int sig = (pfd[1].revents & POLLIN) ? signal_read(sfd) : 0;
     if (sig != 0) {
@@ -216,6 +242,8 @@ static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
         sink_flush(&st->out);
     if (pfd[3].revents != 0)
         sink_flush(&st->err);
+    if (input)
+        take_input(st, s, &pfd[4], &pfd[5]);
 }
 
 /* Drives the stream to its end and delivers its output. */
@@ -259,8 +287,23 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
     o.limits = a->limits;
     o.report = a->report;
     o.containment = cli_engine_containment(a);
+    o.stdin_pipe = a->stdin_given;
+    if (st->term.fd >= 0) { /* the command's terminal starts at our size */
+        o.pty_rows = st->term.rows;
+        o.pty_cols = st->term.cols;
+    }
+    struct bsh_env_var *env = NULL;
+    if (a->agent_env) {
+        env = agent_env_add(a->env, a->env_count, a->pty, &o.env_count);
+        if (env == NULL) {
+            render_error(st, "out of memory", "stream");
+            return EXIT_BSH_FAILED;
+        }
+        o.env = env;
+    }
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
+    free(env);
     if (rc == BSH_EGUARD) {
         render_error(st, err.text_err, "guard");
         return EXIT_GUARD;
@@ -301,6 +344,14 @@ int cmd_run(const struct cli_args *a)
     sink_open(&st.err, 2, SINK_LIMIT);
     /* Orphans of the run come to us, to be ended with it. */
     orphans_become_subreaper();
+    st.term.fd = -1;
+    st.term.winch_fd = -1;
+    if (a->stdin_given) {
+        st.forwarding = true;
+        forward_init(&st.in, 0);
+        if (a->pty)
+            terminal_take(&st.term, 0);
+    }
     struct bsh_stream *s = NULL;
     int rc = start_run(&st, &s);
     st.stream = s;
@@ -313,6 +364,7 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
+    terminal_restore(&st.term);
     orphans_end(st.group, ORPHANS_MAX_MS, NULL);
     close(sfd);
     int status = final_status(&st);

@@ -52,6 +52,7 @@ struct bsh__launch {
     const char *cwd; /* NULL: ours */
     char **envp;     /* NULL: ours */
     bool stdin_pipe; /* a writable stdin (sp->in_fd) */
+    unsigned short rows, cols; /* the PTY's size */
     const struct bsh__placement *place;
 };
 

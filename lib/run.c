@@ -105,7 +105,14 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         free(envp);
         return;
     }
-    struct bsh__launch launch = {o->command, cwd, envp, o->stdin_pipe, &place};
+    struct bsh__launch launch = {
+        o->command,
+        cwd,
+        envp,
+        o->stdin_pipe,
+        (unsigned short)(o->pty_rows > 0 ? o->pty_rows : BSH_PTY_ROWS),
+        (unsigned short)(o->pty_cols > 0 ? o->pty_cols : BSH_PTY_COLS),
+        &place};
     int rc = o->pty ? bsh__spawn_pty(&launch, &sp, &why)
                     : bsh__spawn_pipes(&launch, &sp, &why);
     free(envp);
@@ -153,7 +160,8 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     if (o == NULL || o->command == NULL || out == NULL ||
         (o->env == NULL && o->env_count > 0) || o->timeout_ms < -1 ||
         o->idle_timeout_ms < 0 || o->grace_ms < 0 || !env_values_present(o) ||
-        !limits_valid(&o->limits) ||
+        !limits_valid(&o->limits) || o->pty_rows < 0 || o->pty_cols < 0 ||
+        o->pty_rows > 0xffff || o->pty_cols > 0xffff ||
         (unsigned)o->containment > BSH_CONTAIN_SESSION)
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);

@@ -225,15 +225,16 @@ cleanup:
     return rc == 0 ? 0 : -1;
 }
 
-/* Opens a PTY master (close-on-exec, non-blocking) sized 24x80 and
- * returns it, with the slave's path in `name`; -1 with errno on failure. */
-static int open_master(char *name, size_t len)
+/* Opens a PTY master (close-on-exec, non-blocking) of the launch's size
+ * and returns it, with the slave's path in `name`; -1 with errno on
+ * failure. */
+static int open_master(const struct bsh__launch *l, char *name, size_t len)
 {
     int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (m < 0)
         return -1;
     m = move_above_stdio(m);
-    struct winsize ws = {BSH_PTY_ROWS, BSH_PTY_COLS, 0, 0};
+    struct winsize ws = {l->rows, l->cols, 0, 0};
     if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
         ptsname_r(m, name, len) != 0 || ioctl(m, TIOCSWINSZ, &ws) < 0 ||
         set_nonblocking(m) < 0) {
@@ -249,7 +250,7 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
                    struct bsh__spawn_error *why)
 {
     char slave[128];
-    int master = open_master(slave, sizeof(slave));
+    int master = open_master(l, slave, sizeof(slave));
     /* Typed input goes through a second fd of the master: the stream
      * watches it for writability apart from the master's output. */
     int typed =

@@ -202,6 +202,8 @@ struct bsh_run_opts {
      * of /dev/null; in PTY mode the terminal's input (without it, what is
      * typed cannot be sent). */
     bool stdin_pipe;
+    /* The PTY's size; 0: BSH_PTY_ROWS x BSH_PTY_COLS. */
+    int pty_rows, pty_cols;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -269,7 +271,7 @@ struct bsh_stream;
  * Returns BSH_OK; BSH_EGUARD (rejected, `err` says why; nothing started);
  * BSH_EINVAL (NULL `opts`, `command` or `out`, env_count without env, a
  * NULL env value, timeout_ms below BSH_NO_TIMEOUT, a negative
- * idle_timeout_ms or grace_ms); BSH_ENOMEM.
+ * idle_timeout_ms or grace_ms, a PTY size outside 0..65535); BSH_ENOMEM.
  */
 BSH_API int bsh_run(const struct bsh_run_opts *opts, struct bsh_stream **out,
                     struct bsh_error *err);

@@ -190,4 +190,31 @@ fi
 timeout 10 bash -c "'$BSH' run 'yes' | head -1 >/dev/null; exit \${PIPESTATUS[0]}"
 ok $(($? == 141 ? 0 : 1)) "stdout closed by the reader: command killed, exit 141"
 
+# --- stdin (-i) and the non-interactive profile ---------------------------
+expect "without -i, stdin is /dev/null" 0 "0\n" "" -- run 'wc -c'
+printf 'a\nb\0c' | "$BSH" run -i 'cat; echo " rc=$?"' >"$T/out" 2>&1
+printf 'a\nb\0c rc=0\n' | cmp -s - "$T/out"
+ok $? "-i: every byte of bsh's stdin, then EOF"
+head -c 3000000 /dev/urandom >"$T/big"
+[ "$("$BSH" run -i sha256sum <"$T/big")" = "$(sha256sum <"$T/big")" ]
+ok $? "-i: 3 MB through sha256sum, exact"
+out=$(printf 'typed\n' | "$BSH" run -p -i 'read x; echo "got $x"' | tr -d '\r')
+[ "$out" = "$(printf 'typed\ngot typed')" ]
+ok $? "-p -i from a pipe: typed into the terminal (echoed), read by the command"
+out=$(yes | timeout 10 "$BSH" run -i 'head -c 4; exec 0<&-; sleep 0.2; echo " on"')
+[ "$out" = "$(printf 'y\ny\n on')" ]
+ok $? "-i: the command closes its stdin; bsh goes on, no SIGPIPE"
+expect "--agent-env: pagers and editors that never wait, TERM=dumb on pipes" 0 \
+    "cat cat true 0 noninteractive 1 dumb\n" "" -- run --agent-env \
+    'echo $PAGER $GIT_PAGER $GIT_EDITOR $GIT_TERMINAL_PROMPT $DEBIAN_FRONTEND $PIP_NO_INPUT $TERM'
+expect "--agent-env: a variable set with -e wins" 0 "less\n" "" -- \
+    run --agent-env -e PAGER=less 'echo $PAGER'
+expect "--agent-env in a PTY keeps TERM" 0 "xterm\r\n" "" -- \
+    run -p --agent-env -e TERM=xterm 'echo $TERM'
+expect "-i is an option of run" 125 "" \
+    "bsh: check: unknown option '-i'\n" -- check -i true
+expect "mcp --max-runs needs a number from 1" 125 "" \
+    "bsh: invalid max-runs '0': expected a number from 1 to 100000\n" -- \
+    mcp --max-runs 0
+
 tap_end
