@@ -12,18 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FDS_PER_CALL 8
+#define FDS_PER_RUN  8
 #define FDS_RESERVED 32
 
 int cmd_mcp(const struct cli_args *a)
 {
-    /* Each call holds about FDS_PER_CALL fds (pipes, pidfd, epoll set,
-     * timer, eventfd, log file): the call limit follows the fd limit. */
+    /* Each run holds about FDS_PER_RUN fds (pipes, pidfd, epoll set,
+     * timer, eventfd, log file): the run limit follows the fd limit too. */
     long fds = process_raise_fd_limit();
-    long fit = (fds - FDS_RESERVED) / FDS_PER_CALL;
-    int max_calls = fit < 1                       ? 1
-                    : fit < MCP_DEFAULT_MAX_CALLS ? (int)fit
-                                                  : MCP_DEFAULT_MAX_CALLS;
+    long fit = (fds - FDS_RESERVED) / FDS_PER_RUN;
+    int asked = a->max_runs > 0 ? a->max_runs : MCP_DEFAULT_MAX_RUNS;
+    int max_runs = fit < 1 ? 1 : fit < asked ? (int)fit : asked;
     struct mcp_config cfg = {
         .cwd = a->cwd,
         .env = a->env,
@@ -32,7 +31,9 @@ int cmd_mcp(const struct cli_args *a)
         .pty = a->pty,
         .budget = MCP_DEFAULT_BUDGET,
         .max_line = MCP_DEFAULT_MAX_LINE,
-        .max_calls = max_calls,
+        .max_runs = max_runs,
+        .yield_ms = a->yield_given ? a->yield_ms : MCP_DEFAULT_YIELD_MS,
+        .agent_env = a->agent_env,
         .stop_fd = -1,
         .keep_logs = a->keep_logs,
         .idle_timeout_ms = a->idle_timeout_ms,

@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .timeout_ms = 1000,
         .budget = 1000,
         .max_line = 4096,
-        .max_calls = 4,
+        .max_runs = 4,
+        .yield_ms = 30000,
         .dry_run = true,
         .stop_fd = -1,
     };

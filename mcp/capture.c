@@ -134,6 +134,19 @@ void capture_add(struct capture *c, bool is_err, const unsigned char *data,
         write_spill(c, data, len);
 }
 
+void capture_next_segment(struct capture *c)
+{
+    start_spill(c); /* the log goes on with everything that follows */
+    struct stream_capture *streams[2] = {&c->out, &c->err};
+    for (int i = 0; i < 2; i++) {
+        struct stream_capture *s = streams[i];
+        s->head_len = 0;
+        s->ring_pos = 0;
+        s->ring_written = 0;
+    }
+    c->pending_len = 0;
+}
+
 /* ---- the reply's text ------------------------------------------------ */
 
 /* One stream as text: whole when head and ring hold all of it, else its

@@ -48,6 +48,11 @@ void capture_release(struct capture *c);
 void capture_add(struct capture *c, bool is_err, const unsigned char *data,
                  size_t len);
 
+/* Starts the next part of a run's output (what the next reply shows):
+ * the head and tail start empty, and the log, opened now if it was not
+ * yet, goes on holding the whole output. */
+void capture_next_segment(struct capture *c);
+
 /* One stream's share of the reply as valid UTF-8: all of it, or its head,
  * a marker that says what was left out and where it is, and its tail. */
 struct capture_part {

@@ -15,12 +15,14 @@ struct mcp_config {
     size_t env_count;
     int64_t timeout_ms; /* default per call; BSH_NO_TIMEOUT for none */
     bool pty;
-    size_t budget;   /* characters of output text per reply */
-    size_t max_line; /* longest accepted message, bytes */
-    int max_calls;   /* calls in flight at once */
-    bool dry_run;    /* validate tools/call but spawn nothing (fuzzing) */
-    int stop_fd;     /* a signalfd of the signals that end the server, -1 */
-    bool keep_logs;  /* leave the spill directory at exit */
+    size_t budget;    /* characters of output text per reply */
+    size_t max_line;  /* longest accepted message, bytes */
+    int max_runs;     /* runs held at once */
+    int64_t yield_ms; /* a call returns a run still going after this */
+    bool agent_env;   /* add the non-interactive profile to every run */
+    bool dry_run;     /* validate tools/call but spawn nothing (fuzzing) */
+    int stop_fd;      /* a signalfd of the signals that end the server, -1 */
+    bool keep_logs;   /* leave the spill directory at exit */
     int64_t idle_timeout_ms;          /* default per call; 0: none */
     int64_t grace_ms;                 /* SIGTERM first, SIGKILL after this; 0 */
     struct bsh_limits limits;         /* of every call */
@@ -34,7 +36,8 @@ struct mcp_config {
 #define MCP_DEFAULT_TIMEOUT_MS 600000
 #define MCP_DEFAULT_BUDGET     30000
 #define MCP_DEFAULT_MAX_LINE   (4u << 20)
-#define MCP_DEFAULT_MAX_CALLS  256
+#define MCP_DEFAULT_MAX_RUNS   64
+#define MCP_DEFAULT_YIELD_MS   30000
 
 /* Serves until stdin ends (0) or a signal arrives on cfg->stop_fd
  * (128+N); every running call is killed first. */

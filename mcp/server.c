@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MCP server's loop: one poll over stdin and every running call's
- * stream fd, so a long call never delays the answer to another request.
+ * The MCP server's loop: one poll over stdin and every run's stream fd,
+ * so a long run never delays the answer to another request; the poll's
+ * timeout is when a waiting call is next due (its yield, progress, a look
+ * at a quiet terminal).
  * Messages are lines of at most cfg->max_line bytes; a longer line is
- * answered with a parse error and skipped. EOF on stdin kills every
- * running call's process group and ends the server with status 0; a stop
+ * answered with a parse error and skipped. EOF on stdin kills every run
+ * and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
 #include "orphans.h"
@@ -26,8 +28,8 @@ static const char *const protocol_versions[] = {"2025-06-18", "2025-03-26",
 
 struct server {
     const struct mcp_config *cfg;
-    struct call *calls;
-    int ncalls;
+    struct registry runs; /* the runs held and the calls waiting on them */
+    int advance_ms;       /* when the runs must be looked at next; -1 */
     char *line;
     size_t len;
     struct pollfd *pfds; /* the poll set, grown as calls are added */
@@ -59,36 +61,6 @@ static json_t *initialize_result(json_t *params)
                      "returns its output and exit status.");
 }
 
-static void cancel_call(struct server *sv, json_t *params)
-{
-    json_t *rid = json_object_get(params, "requestId");
-    for (struct call *c = sv->calls; rid != NULL && c != NULL; c = c->next) {
-        if (json_equal(c->id, rid)) {
-            c->cancelled = true;
-            bsh_stream_cancel(c->stream);
-        }
-    }
-}
-
-static void start_call(struct server *sv, json_t *id, json_t *params)
-{
-    if (sv->ncalls >= sv->cfg->max_calls) {
-        char why[160];
-        snprintf(why, sizeof(why),
-                 "too many calls in flight (at most %d at once); wait for "
-                 "one to end",
-                 sv->cfg->max_calls);
-        tool_answer_error(id, why);
-        return;
-    }
-    struct call *c = tool_start(sv->cfg, &sv->spill, id, params);
-    if (c == NULL)
-        return;
-    c->next = sv->calls;
-    sv->calls = c;
-    sv->ncalls++;
-}
-
 static void dispatch(struct server *sv, const char *method, json_t *id,
                      json_t *params)
 {
@@ -98,14 +70,14 @@ static void dispatch(struct server *sv, const char *method, json_t *id,
     } else if (strcmp(method, "ping") == 0 && request) {
         rpc_result(id, json_object());
     } else if (strcmp(method, "tools/list") == 0 && request) {
-        rpc_result(id, json_pack("{s:[o]}", "tools", tool_description()));
+        rpc_result(id, json_pack("{s:o}", "tools", tool_descriptions()));
     } else if (strcmp(method, "tools/call") == 0 && request) {
         if (!json_is_object(params))
             rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs params");
         else
-            start_call(sv, id, params);
+            tool_call(&sv->runs, id, params);
     } else if (strcmp(method, "notifications/cancelled") == 0) {
-        cancel_call(sv, params);
+        tool_cancel(&sv->runs, json_object_get(params, "requestId"));
     } else if (request) {
         char why[160];
         snprintf(why, sizeof(why), "Method not found: %.100s", method);
@@ -206,29 +178,22 @@ static void read_input(struct server *sv)
     take_lines(sv);
 }
 
-static void pump_calls(struct server *sv)
+static void advance_runs(struct server *sv)
 {
-    for (struct call **pp = &sv->calls; *pp != NULL;) {
-        struct call *c = *pp;
-        if (tool_pump(c)) {
-            *pp = c->next;
-            tool_free(c);
-            sv->ncalls--;
-            /* Orphans cannot be told apart by call: with none running,
-             * every child of ours is one. */
-            if (sv->ncalls == 0 && sv->cfg->subreaper)
-                orphans_end(-1, ORPHANS_MAX_MS, NULL);
-        } else {
-            pp = &c->next;
-        }
-    }
+    int held = sv->runs.nruns;
+    sv->advance_ms = tool_advance(&sv->runs);
+    /* Orphans cannot be told apart by run: with none held, every child
+     * of ours is one. */
+    if (held > 0 && sv->runs.nruns == 0 && sv->cfg->subreaper)
+        orphans_end(-1, ORPHANS_MAX_MS, NULL);
 }
 
-/* Waits for a request, a call's progress, a writable stdout or a stop
- * signal. Requests are not read while replies pile up unread. */
+/* Waits for a request, a run's progress, a writable stdout, a stop signal
+ * or the moment a call is due. Requests are not read while replies pile
+ * up unread. */
 static void wait_for_work(struct server *sv)
 {
-    size_t need = (size_t)sv->ncalls + 3;
+    size_t need = (size_t)sv->runs.nruns + 3;
     if (need > sv->pfds_cap) {
         struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
         if (grown == NULL)
@@ -238,15 +203,17 @@ static void wait_for_work(struct server *sv)
     }
     struct sink *out = rpc_sink();
     struct pollfd *p = sv->pfds;
-    int timeout = -1;
+    int timeout = sv->advance_ms;
     p[0] = (struct pollfd){sv->eof || sink_full(out) ? -1 : 0, POLLIN, 0};
     p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
     p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
     nfds_t n = 3;
-    for (struct call *c = sv->calls; c != NULL; c = c->next) {
-        p[n] = (struct pollfd){bsh_stream_fd(c->stream), POLLIN, 0};
-        if (p[n++].fd < 0) /* none could be made (out of fds): look often */
-            timeout = 10;
+    for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next) {
+        if (r->ended)
+            continue;
+        p[n] = (struct pollfd){bsh_stream_fd(r->stream), POLLIN, 0};
+        if (p[n++].fd < 0 && (timeout < 0 || timeout > 10))
+            timeout = 10; /* none could be made (out of fds): look often */
     }
     if (poll(p, n, timeout) <= 0)
         return;
@@ -279,14 +246,10 @@ static void flush_replies(struct server *sv)
     }
 }
 
-/* The client is gone: kill every running call's group, free the rest. */
+/* The client is gone: kill every run, drop every call. */
 static void end_server(struct server *sv)
 {
-    while (sv->calls != NULL) {
-        struct call *c = sv->calls;
-        sv->calls = c->next;
-        tool_free(c);
-    }
+    tool_end_all(&sv->runs);
     if (sv->cfg->subreaper)
         orphans_end(-1, ORPHANS_MAX_MS, NULL);
     free(sv->line);
@@ -299,6 +262,9 @@ static bool start_server(struct server *sv, const struct mcp_config *cfg)
 {
     memset(sv, 0, sizeof(*sv));
     sv->cfg = cfg;
+    sv->runs.cfg = cfg;
+    sv->runs.spill = &sv->spill;
+    sv->advance_ms = -1;
     spill_dir_init(&sv->spill, cfg->keep_logs, SPILL_FILE_MAX, SPILL_TOTAL_MAX);
     sv->line = malloc(cfg->max_line + READ_SIZE);
     return sv->line != NULL;
@@ -315,7 +281,7 @@ int mcp_serve(const struct mcp_config *cfg)
     mcp_log("serving bash_run on stdio (bsh %s)", bsh_version());
     while (!sv.eof && sv.stop_signal == 0) {
         wait_for_work(&sv);
-        pump_calls(&sv);
+        advance_runs(&sv);
     }
     end_server(&sv);
     flush_replies(&sv);
@@ -336,6 +302,7 @@ void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
         data += n;
         len -= n;
         take_lines(&sv);
+        advance_runs(&sv);
     }
     end_input(&sv);
     end_server(&sv);

@@ -1,361 +1,565 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bash_run tool: a tools/call runs the command through the guards and
- * the engine with the server's configuration, reports progress while
- * output arrives, and answers with the output text (within the budget),
- * the way the run ended, and structured content.
+ * The tools over the server's runs. Arguments that are not what the
+ * schema says are a -32602 error; a call that cannot be carried out (an
+ * unknown run, too many runs, a guard's rejection) is a tool error.
  */
+#define _GNU_SOURCE
 #include "tool.h"
-#include "display.h"
-#include "json.h"
+#include "catalog.h"
 #include "mono.h"
+#include "reply.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#define PROGRESS_INTERVAL_MS 100.0
+/* Progress while output flows at most this often, and while the command
+ * is silent at least this often (SPEC: at least every 10 s). */
+#define PROGRESS_BUSY_MS   100.0
+#define PROGRESS_SILENT_MS 5000.0
 
-json_t *tool_description(void)
+/* How often a quiet PTY run's terminal is looked at for an input wait. */
+#define LOOK_MS 50.0
+
+/* The wait of bash_write and bash_kill when the call does not say. */
+#define SHORT_WAIT_MS 1000
+
+json_t *tool_descriptions(void)
 {
-    return json_loads(bsh_bash_tool_json(), 0, NULL);
+    return catalog_tools();
 }
 
-static json_t *text_content(const char *text, size_t len)
+static void bad_params(json_t *id, const char *tool, const char *what)
 {
-    return json_pack("[{s:s, s:s%}]", "type", "text", "text", text, len);
+    char why[200];
+    snprintf(why, sizeof(why), "%s: %s", tool, what);
+    rpc_error(id, RPC_INVALID_PARAMS, why);
 }
 
-/* A tool error: the guards rejected the call, or it could not start. */
-void tool_answer_error(json_t *id, const char *message)
-{
-    json_t *result = json_pack(
-        "{s:o, s:b, s:{s:n, s:n, s:b, s:s, s:s, s:i, s:s}}", "content",
-        text_content(message, strlen(message)), "isError", 1,
-        "structuredContent", "exit_code", "signal", "timed_out", 0, "stdout",
-        "", "stderr", "", "truncated_bytes", 0, "error", message);
-    rpc_result(id, result);
-}
-
-/* Reads the arguments; false after answering a -32602 error. */
-/* Reads the optional integer argument `key` (at least `min`) into `*v`;
- * false after answering a -32602 error. */
-static bool integer_argument(json_t *id, json_t *args, const char *key,
-                             json_int_t min, int64_t *v)
+/* Reads the optional integer `key` (at least `min`) into `*v`; false
+ * after answering a -32602 error. */
+static bool integer_argument(json_t *id, const char *tool, json_t *args,
+                             const char *key, json_int_t min, int64_t *v)
 {
     json_t *t = json_object_get(args, key);
     if (t == NULL || json_is_null(t))
         return true;
     if (!json_is_integer(t) || json_integer_value(t) < min) {
-        char why[128];
-        snprintf(why, sizeof(why), "bash_run: %s must be an integer >= %lld",
-                 key, (long long)min);
-        rpc_error(id, RPC_INVALID_PARAMS, why);
+        char what[96];
+        snprintf(what, sizeof(what), "%s must be an integer >= %lld", key,
+                 (long long)min);
+        bad_params(id, tool, what);
         return false;
     }
     *v = json_integer_value(t);
     return true;
 }
 
-static bool parse_arguments(const struct mcp_config *cfg, json_t *id,
-                            json_t *params, const char **command,
-                            int64_t *timeout_ms, int64_t *idle_ms)
+/* Reads the string `key` (required or not); false after answering. */
+static bool string_argument(json_t *id, const char *tool, json_t *args,
+                            const char *key, bool required, json_t **v)
+{
+    json_t *t = json_object_get(args, key);
+    *v = NULL;
+    if ((t == NULL || json_is_null(t)) && !required)
+        return true;
+    if (!json_is_string(t)) {
+        char what[96];
+        snprintf(what, sizeof(what), "needs arguments.%s, a string", key);
+        bad_params(id, tool, what);
+        return false;
+    }
+    *v = t;
+    return true;
+}
+
+static bool boolean_argument(json_t *id, const char *tool, json_t *args,
+                             const char *key, bool *v)
+{
+    json_t *t = json_object_get(args, key);
+    if (t == NULL || json_is_null(t))
+        return true;
+    if (!json_is_boolean(t)) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s must be true or false", key);
+        bad_params(id, tool, what);
+        return false;
+    }
+    *v = json_is_true(t);
+    return true;
+}
+
+static void tool_error(json_t *id, const char *message)
+{
+    rpc_result(id, reply_tool_error(message));
+}
+
+/* ---- calls ----------------------------------------------------------------
+ */
+
+static struct call *add_call(struct registry *g, json_t *id, json_t *params,
+                             struct mcp_run *r, int64_t wait_ms)
+{
+    struct call *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        tool_error(id, "out of memory");
+        return NULL;
+    }
+    c->id = json_incref(id);
+    json_t *token =
+        json_object_get(json_object_get(params, "_meta"), "progressToken");
+    if (json_is_string(token) || json_is_integer(token))
+        c->progress_token = json_incref(token);
+    c->run = r;
+    c->since_ms = c->last_progress_ms = mono_ms();
+    c->return_at_ms = c->since_ms + (double)wait_ms;
+    c->bytes_at_progress = r->bytes;
+    c->next = g->calls;
+    g->calls = c;
+    g->ncalls++;
+    r->waited_on = true;
+    return c;
+}
+
+static void free_call(struct call *c)
+{
+    json_decref(c->id);
+    json_decref(c->progress_token);
+    free(c);
+}
+
+static void drop_run(struct registry *g, struct mcp_run *r)
+{
+    for (struct mcp_run **pp = &g->runs; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == r) {
+            *pp = r->next;
+            g->nruns--;
+            run_free(r);
+            return;
+        }
+    }
+}
+
+/* Answers `c` from its run as it stands; a run whose end is answered is
+ * done with. */
+static void answer(struct registry *g, struct call *c, enum run_phase phase)
+{
+    struct mcp_run *r = c->run;
+    rpc_result(c->id, reply_for_run(r, phase));
+    r->waited_on = false;
+    if (phase == RUN_EXITED)
+        drop_run(g, r);
+}
+
+static struct mcp_run *find_run(struct registry *g, json_t *id, json_t *rid)
+{
+    for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        if (strcmp(r->id, json_string_value(rid)) == 0)
+            return r;
+    char why[200];
+    snprintf(why, sizeof(why),
+             "no run '%.60s': unknown, or it ended and its end was already "
+             "read (bash_list shows the runs held)",
+             json_string_value(rid));
+    tool_error(id, why);
+    return NULL;
+}
+
+/* A second call on a run that one already waits on: the first is
+ * answered now with what is there. False when that answer was the run's
+ * end, so the run is gone. */
+static bool answer_waiting(struct registry *g, struct mcp_run *r)
+{
+    for (struct call **pp = &g->calls; *pp != NULL; pp = &(*pp)->next) {
+        struct call *c = *pp;
+        if (c->run == r) {
+            *pp = c->next;
+            g->ncalls--;
+            bool ended = r->ended;
+            answer(g, c, run_phase(r, 0));
+            free_call(c);
+            return !ended;
+        }
+    }
+    return true;
+}
+
+/* The call waits on `r` for up to `wait_ms`. */
+static void wait_on(struct registry *g, json_t *id, json_t *params,
+                    struct mcp_run *r, int64_t wait_ms)
+{
+    if (r->waited_on && !answer_waiting(g, r)) {
+        tool_error(id, "the run ended and its end went to an earlier call");
+        return;
+    }
+    add_call(g, id, params, r, wait_ms);
+}
+
+/* ---- the tools ------------------------------------------------------------
+ */
+
+static void bash_run(struct registry *g, json_t *id, json_t *params,
+                     json_t *args)
+{
+    const struct mcp_config *cfg = g->cfg;
+    json_t *cmd, *input;
+    struct run_request rq = {
+        NULL, cfg->timeout_ms, cfg->idle_timeout_ms, NULL, 0, false};
+    int64_t yield_ms = cfg->yield_ms;
+    if (!string_argument(id, "bash_run", args, "command", true, &cmd) ||
+        !integer_argument(id, "bash_run", args, "timeout_ms", 0,
+                          &rq.timeout_ms) ||
+        !integer_argument(id, "bash_run", args, "idle_timeout_ms", 1,
+                          &rq.idle_ms) ||
+        !integer_argument(id, "bash_run", args, "yield_ms", 0, &yield_ms) ||
+        !string_argument(id, "bash_run", args, "input", false, &input) ||
+        !boolean_argument(id, "bash_run", args, "stdin", &rq.keep_stdin))
+        return;
+    if (strlen(json_string_value(cmd)) != json_string_length(cmd)) {
+        tool_error(id, "bash_run: a command cannot contain a NUL character");
+        return;
+    }
+    rq.command = json_string_value(cmd);
+    if (input != NULL) {
+        rq.input = json_string_value(input);
+        rq.input_len = json_string_length(input);
+    }
+    if (cfg->dry_run) {
+        struct bsh_error err;
+        tool_error(id,
+                   bsh_check(rq.command, strlen(rq.command), &err) == BSH_EGUARD
+                       ? err.text_err
+                       : "dry run: nothing was run");
+        return;
+    }
+    if (g->nruns >= cfg->max_runs) {
+        char why[200];
+        snprintf(why, sizeof(why),
+                 "too many runs held (at most %d at once); end one with "
+                 "bash_kill, or read the ended ones with bash_output",
+                 cfg->max_runs);
+        tool_error(id, why);
+        return;
+    }
+    char why[BSH_ERROR_MAX];
+    struct mcp_run *r =
+        run_start(cfg, g->spill, &rq, ++g->next_number, why, sizeof(why));
+    if (r == NULL) {
+        tool_error(id, why);
+        return;
+    }
+    r->next = g->runs;
+    g->runs = r;
+    g->nruns++;
+    struct call *c = add_call(g, id, params, r, yield_ms);
+    if (c != NULL)
+        c->starts_run = true;
+}
+
+static void bash_output(struct registry *g, json_t *id, json_t *params,
+                        json_t *args)
+{
+    json_t *rid;
+    int64_t wait_ms = 0;
+    if (!string_argument(id, "bash_output", args, "run_id", true, &rid) ||
+        !integer_argument(id, "bash_output", args, "wait_ms", 0, &wait_ms))
+        return;
+    struct mcp_run *r = find_run(g, id, rid);
+    if (r != NULL)
+        wait_on(g, id, params, r, wait_ms);
+}
+
+static void bash_write(struct registry *g, json_t *id, json_t *params,
+                       json_t *args)
+{
+    json_t *rid, *input;
+    bool close = false;
+    int64_t wait_ms = SHORT_WAIT_MS;
+    if (!string_argument(id, "bash_write", args, "run_id", true, &rid) ||
+        !string_argument(id, "bash_write", args, "input", true, &input) ||
+        !boolean_argument(id, "bash_write", args, "close_stdin", &close) ||
+        !integer_argument(id, "bash_write", args, "wait_ms", 0, &wait_ms))
+        return;
+    struct mcp_run *r = find_run(g, id, rid);
+    if (r == NULL)
+        return;
+    char why[200];
+    run_pump(r); /* an end that came is seen before the write */
+    if (run_write(r, json_string_value(input), json_string_length(input), close,
+                  why, sizeof(why)) < 0) {
+        tool_error(id, why);
+        return;
+    }
+    wait_on(g, id, params, r, wait_ms);
+}
+
+/* "INT", "SIGINT", "int" or a number; 0 when not a signal. */
+static int signal_number(json_t *v)
+{
+    static const struct {
+        const char *name;
+        int number;
+    } names[] = {
+        {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT},
+        {"KILL", SIGKILL}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+        {"USR2", SIGUSR2}, {"ALRM", SIGALRM}, {"STOP", SIGSTOP},
+        {"CONT", SIGCONT}, {"TSTP", SIGTSTP}, {"WINCH", SIGWINCH},
+        {"PIPE", SIGPIPE}, {"ABRT", SIGABRT},
+    };
+    if (v == NULL || json_is_null(v))
+        return SIGKILL;
+    if (json_is_integer(v))
+        return json_integer_value(v) > 0 && json_integer_value(v) < NSIG
+                   ? (int)json_integer_value(v)
+                   : 0;
+    if (!json_is_string(v))
+        return 0;
+    const char *s = json_string_value(v);
+    if (strncasecmp(s, "SIG", 3) == 0)
+        s += 3;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(s, names[i].name) == 0)
+            return names[i].number;
+    return 0;
+}
+
+static void bash_kill(struct registry *g, json_t *id, json_t *params,
+                      json_t *args)
+{
+    json_t *rid;
+    if (!string_argument(id, "bash_kill", args, "run_id", true, &rid))
+        return;
+    int sig = signal_number(json_object_get(args, "signal"));
+    if (sig == 0) {
+        bad_params(id, "bash_kill",
+                   "signal must be a signal name (INT, TERM, KILL...) or a "
+                   "number from 1");
+        return;
+    }
+    struct mcp_run *r = find_run(g, id, rid);
+    if (r == NULL)
+        return;
+    if (!r->ended)
+        bsh_stream_signal(r->stream, sig);
+    wait_on(g, id, params, r, SHORT_WAIT_MS);
+}
+
+/* The TCP ports a run's processes listen on (a dev server's, say). */
+static json_t *listening_ports(const struct mcp_run *r)
+{
+    json_t *ports = json_array();
+    struct bsh_run_state st;
+    if (!r->ended && bsh_stream_state(r->stream, &st, true) == BSH_OK)
+        for (size_t i = 0; i < st.port_count; i++)
+            json_array_append_new(ports, json_integer(st.ports[i]));
+    return ports;
+}
+
+static void bash_list(struct registry *g, json_t *id)
+{
+    json_t *runs = json_array();
+    char line[400];
+    size_t cap = 64, len = 0;
+    char *text = malloc(cap);
+    double now = mono_ms();
+    for (struct mcp_run *r = g->runs; r != NULL && text != NULL; r = r->next) {
+        run_pump(r);
+        enum run_phase p = run_phase(r, LOOK_MS);
+        double end = r->ended ? r->ended_ms : now;
+        json_int_t elapsed = (json_int_t)(end - r->started_ms);
+        json_t *o =
+            json_pack("{s:s, s:s, s:s, s:I, s:I}", "run_id", r->id, "command",
+                      r->command, "state", run_phase_name(p), "elapsed_ms",
+                      elapsed, "output_bytes", (json_int_t)r->bytes);
+        if (p == RUN_AWAITING_INPUT)
+            json_object_set_new(
+                o, "input_kind",
+                json_string(bsh_input_wait_name(r->input_wait)));
+        json_object_set_new(o, "ports", listening_ports(r));
+        json_array_append_new(runs, o);
+        int n = snprintf(line, sizeof(line),
+                         "%s\t%s\t%lld ms\t%llu bytes\t%.200s\n", r->id,
+                         run_phase_name(p), (long long)elapsed,
+                         (unsigned long long)r->bytes, r->command);
+        if (n > 0 && len + (size_t)n + 1 > cap) {
+            char *grown = realloc(text, (cap = 2 * (len + (size_t)n + 1)));
+            if (grown == NULL)
+                break;
+            text = grown;
+        }
+        memcpy(text + len, line, n > 0 ? (size_t)n : 0);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    json_t *result =
+        json_pack("{s:[{s:s, s:s%}], s:b, s:{s:o}}", "content", "type", "text",
+                  "text", len > 0 && text != NULL ? text : "no runs held\n",
+                  len > 0 && text != NULL ? len : strlen("no runs held\n"),
+                  "isError", 0, "structuredContent", "runs", runs);
+    free(text);
+    rpc_result(id, result);
+}
+
+void tool_call(struct registry *g, json_t *id, json_t *params)
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
     if (!json_is_string(name)) {
         rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a string 'name'");
-        return false;
-    }
-    if (strcmp(json_string_value(name), "bash_run") != 0 ||
-        json_string_length(name) != strlen("bash_run")) {
-        char why[200];
-        snprintf(why, sizeof(why), "Unknown tool: %.100s",
-                 json_string_value(name));
-        rpc_error(id, RPC_INVALID_PARAMS, why);
-        return false;
-    }
-    json_t *cmd = json_object_get(args, "command");
-    if (!json_is_string(cmd)) {
-        rpc_error(id, RPC_INVALID_PARAMS,
-                  "bash_run needs arguments.command, a string");
-        return false;
-    }
-    if (strlen(json_string_value(cmd)) != json_string_length(cmd)) {
-        tool_answer_error(id, "bash_run: a command cannot contain a NUL "
-                              "character");
-        return false;
-    }
-    *timeout_ms = cfg->timeout_ms;
-    *idle_ms = cfg->idle_timeout_ms;
-    if (!integer_argument(id, args, "timeout_ms", 0, timeout_ms) ||
-        !integer_argument(id, args, "idle_timeout_ms", 1, idle_ms))
-        return false;
-    *command = json_string_value(cmd);
-    return true;
-}
-
-struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
-                        json_t *id, json_t *params)
-{
-    const char *command;
-    int64_t timeout_ms, idle_ms;
-    if (!parse_arguments(cfg, id, params, &command, &timeout_ms, &idle_ms))
-        return NULL;
-    if (cfg->dry_run) {
-        struct bsh_error err;
-        tool_answer_error(id, bsh_check(command, strlen(command), &err) ==
-                                      BSH_EGUARD
-                                  ? err.text_err
-                                  : "dry run: nothing was run");
-        return NULL;
-    }
-    struct call *c = calloc(1, sizeof(*c));
-    if (c == NULL || capture_init(&c->cap, cfg->budget, dir) < 0) {
-        if (c != NULL)
-            capture_release(&c->cap);
-        free(c);
-        tool_answer_error(id, "out of memory");
-        return NULL;
-    }
-    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
-    o.command = command;
-    o.cwd = cfg->cwd;
-    o.env = cfg->env;
-    o.env_count = cfg->env_count;
-    o.timeout_ms = timeout_ms;
-    o.pty = cfg->pty;
-    o.idle_timeout_ms = idle_ms;
-    o.grace_ms = cfg->grace_ms;
-    o.limits = cfg->limits;
-    o.containment = cfg->containment;
-    o.report = true;
-    struct bsh_error err;
-    int rc = bsh_run(&o, &c->stream, &err);
-    if (rc != BSH_OK) {
-        tool_answer_error(id, rc == BSH_EGUARD ? err.text_err
-                                               : "bsh could not start the run");
-        tool_free(c);
-        return NULL;
-    }
-    c->id = json_incref(id);
-    json_t *meta = json_object_get(params, "_meta");
-    json_t *token = json_object_get(meta, "progressToken");
-    if (json_is_string(token) || json_is_integer(token))
-        c->progress_token = json_incref(token);
-    c->timeout_ms = timeout_ms;
-    c->idle_ms = idle_ms;
-    c->pty = cfg->pty;
-    c->subreaper = cfg->subreaper;
-    return c;
-}
-
-static void maybe_progress(struct call *c)
-{
-    double now = mono_ms();
-    if (c->progress_token == NULL ||
-        now - c->last_progress_ms < PROGRESS_INTERVAL_MS)
         return;
+    }
+    const char *n = json_string_value(name);
+    bool whole = strlen(n) == json_string_length(name);
+    if (whole && strcmp(n, "bash_run") == 0) {
+        bash_run(g, id, params, args);
+    } else if (whole && strcmp(n, "bash_output") == 0) {
+        bash_output(g, id, params, args);
+    } else if (whole && strcmp(n, "bash_write") == 0) {
+        bash_write(g, id, params, args);
+    } else if (whole && strcmp(n, "bash_kill") == 0) {
+        bash_kill(g, id, params, args);
+    } else if (whole && strcmp(n, "bash_list") == 0) {
+        bash_list(g, id);
+    } else {
+        char why[200];
+        snprintf(why, sizeof(why), "Unknown tool: %.100s", n);
+        rpc_error(id, RPC_INVALID_PARAMS, why);
+    }
+}
+
+void tool_cancel(struct registry *g, json_t *request_id)
+{
+    for (struct call **pp = &g->calls; *pp != NULL;) {
+        struct call *c = *pp;
+        if (request_id == NULL || !json_equal(c->id, request_id)) {
+            pp = &c->next;
+            continue;
+        }
+        *pp = c->next;
+        g->ncalls--;
+        c->run->waited_on = false;
+        if (c->starts_run) { /* the call's command dies with it */
+            bsh_stream_cancel(c->run->stream);
+            c->run->discard = true;
+        }
+        free_call(c);
+    }
+}
+
+/* ---- moving forward -------------------------------------------------------
+ */
+
+static void send_progress(struct call *c, double now)
+{
+    json_int_t elapsed = (json_int_t)(now - c->since_ms);
+    if (elapsed <= c->last_progress)
+        elapsed = c->last_progress + 1; /* strictly increasing */
+    c->last_progress = elapsed;
     c->last_progress_ms = now;
-    char msg[64];
-    snprintf(msg, sizeof(msg), "%llu bytes of output",
-             (unsigned long long)c->bytes);
+    c->bytes_at_progress = c->run->bytes;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "%.1f s, %llu bytes of output",
+             (double)elapsed / 1000.0, (unsigned long long)c->run->bytes);
     rpc_notify("notifications/progress",
                json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token,
-                         "progress", (json_int_t)c->bytes, "message", msg));
+                         "progress", elapsed, "message", msg));
 }
 
-/* What an ended run was doing, from its report's diagnosis, as a line
- * that goes before the ending: "still running: sleep (pid 12, sleeping
- * in hrtimer_nanosleep)"; "" when nothing was. */
-static void still_running(const struct call *c, char *buf, size_t size)
+/* Progress for a call that waits; the ms until it is next due. */
+static double progress(struct call *c, double now)
 {
-    const struct bsh_report *r = bsh_stream_report(c->stream);
-    size_t len = 0, shown = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; r != NULL && i < r->diagnosis_count && shown < 3; i++) {
-        const struct bsh_proc_info *p = &r->diagnosis[i];
-        if (strcmp(p->comm, "bash") == 0 && r->diagnosis_count > 1)
-            continue; /* the shell waiting for its command says little */
-        const char *state = p->state == 'R'   ? "running"
-                            : p->state == 'D' ? "blocked"
-                            : p->state == 'T' ? "stopped"
-                                              : "sleeping";
-        int n = snprintf(buf + len, size - len, "%s%s (pid %d, %s%s%s)",
-                         shown ? ", " : "still running: ", p->comm, p->pid,
-                         state, p->wchan[0] ? " in " : "", p->wchan);
-        if (n < 0 || (size_t)n >= size - len)
-            break;
-        len += (size_t)n;
-        shown++;
+    if (c->progress_token == NULL)
+        return -1;
+    bool busy = c->run->bytes != c->bytes_at_progress;
+    double due =
+        c->last_progress_ms + (busy ? PROGRESS_BUSY_MS : PROGRESS_SILENT_MS);
+    if (now >= due) {
+        send_progress(c, now);
+        due = now + PROGRESS_SILENT_MS;
     }
+    return due - now;
 }
 
-/* Appends `text` to `buf` (`size` bytes, holding `*len`), cut to fit. */
-static void append(char *buf, size_t size, size_t *len, const char *text)
+static void soonest(double *next, double ms)
 {
-    size_t n = strlen(text);
-    if (n > size - 1 - *len)
-        n = size - 1 - *len;
-    memcpy(buf + *len, text, n);
-    *len += n;
-    buf[*len] = '\0';
+    if (ms >= 0 && (*next < 0 || ms < *next))
+        *next = ms;
 }
 
-/* How the run ended, as the last line of the text ("" for exit 0); a run
- * that bsh ended gets a line before it that says what was still running. */
-static void ending_line(const struct call *c, const struct bsh_item *st,
-                        const char *error, char *buf, size_t size)
+/* Answers a call whose moment has come; else the ms until it may. */
+static double advance_call(struct registry *g, struct call *c, bool *done)
 {
-    enum bsh_end_reason why = bsh_stream_end_reason(c->stream);
-    const struct bsh_report *r = bsh_stream_report(c->stream);
-    bool timed_out = error == NULL && bsh_item_timed_out(st);
-    char last[BSH_ERROR_MAX + 64] = "", running[BSH_ERROR_MAX] = "";
-    if (error != NULL)
-        snprintf(last, sizeof(last), "error: %s", error);
-    else if (timed_out && why == BSH_END_LIMIT && r != NULL)
-        snprintf(last, sizeof(last),
-                 "ended: output limit of %llu bytes reached",
-                 (unsigned long long)r->stdout_bytes +
-                     (unsigned long long)r->stderr_bytes);
-    else if (timed_out && why == BSH_END_IDLE)
-        snprintf(last, sizeof(last), "timed out: no output for %lld ms",
-                 (long long)c->idle_ms);
-    else if (timed_out)
-        snprintf(last, sizeof(last), "timed out after %lld ms",
-                 (long long)c->timeout_ms);
-    else if (st->has_signal)
-        snprintf(last, sizeof(last), "signal: %d", st->signal);
-    else if (st->exit_code != 0)
-        snprintf(last, sizeof(last), "exit code: %d", st->exit_code);
-    if (error == NULL && !timed_out && r != NULL &&
-        r->limit != BSH_LIMIT_NONE && last[0] != '\0') {
-        size_t n = strlen(last);
-        snprintf(last + n, sizeof(last) - n, " (the %s limit)",
-                 bsh_limit_name(r->limit));
+    double now = mono_ms();
+    enum run_phase p = run_phase(c->run, LOOK_MS);
+    *done = p != RUN_RUNNING || now >= c->return_at_ms;
+    if (*done) {
+        answer(g, c, p);
+        return -1;
     }
-    if (timed_out)
-        still_running(c, running, sizeof(running));
-    size_t len = 0;
-    buf[0] = '\0';
-    if (running[0] != '\0') {
-        append(buf, size, &len, running);
-        append(buf, size, &len, "\n");
-    }
-    append(buf, size, &len, last);
+    double next = c->return_at_ms - now;
+    soonest(&next, progress(c, now));
+    if (c->run->pty && !c->run->ended) /* an input wait shows in time */
+        soonest(&next, LOOK_MS);
+    return next;
 }
 
-/* stdout, stderr, then the ending on a line of its own. */
-static json_t *joined_text(const struct capture_part *out,
-                           const struct capture_part *err,
-                           const struct display *ending)
+/* Runs nobody will read: cancelled, or ended long ago. */
+static void drop_forgotten(struct registry *g, double now)
 {
-    size_t n = out->len + err->len;
-    char *text = malloc(n + ending->len + 2);
-    if (text == NULL)
-        return json_string("");
-    memcpy(text, out->text, out->len);
-    memcpy(text + out->len, err->text, err->len);
-    if (ending->len > 0 && n > 0 && text[n - 1] != '\n')
-        text[n++] = '\n';
-    memcpy(text + n, ending->text, ending->len);
-    json_t *s = json_stringn(text, n + ending->len);
-    free(text);
-    return s;
-}
-
-/* structuredContent.report: the engine's end report (SPEC 5.3). */
-static void add_report(const struct call *c, json_t *structured)
-{
-    const struct bsh_report *r = bsh_stream_report(c->stream);
-    if (r == NULL)
-        return;
-    char *text = report_json(r, report_containment(r, c->subreaper));
-    json_t *report = text != NULL ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (report != NULL)
-        json_object_set_new(structured, "report", report);
-}
-
-/* Answers the call from what it captured and how it ended (`st`, or the
- * stream error `error`), within the budget of characters. */
-static void answer(struct call *c, const struct bsh_item *st, const char *error)
-{
-    char raw_ending[2 * BSH_ERROR_MAX + 128];
-    ending_line(c, st, error, raw_ending, sizeof(raw_ending));
-    struct display ending;
-    struct capture_part po, pe;
-    if (display_make((const unsigned char *)raw_ending, strlen(raw_ending),
-                     false, &ending) < 0) {
-        tool_answer_error(c->id, "out of memory");
-        return;
-    }
-    size_t reserved = ending.chars + 1; /* and its newline */
-    size_t chars = c->cap.budget > reserved ? c->cap.budget - reserved : 0;
-    if (capture_parts(&c->cap, c->pty, chars, &po, &pe) < 0) {
-        display_free(&ending);
-        tool_answer_error(c->id, "out of memory");
-        return;
-    }
-    json_t *text = joined_text(&po, &pe, &ending);
-    bool timed_out = error == NULL && bsh_item_timed_out(st);
-    bool failed = error != NULL || ending.len > 0;
-    json_int_t omitted = (json_int_t)po.omitted + (json_int_t)pe.omitted;
-    json_t *structured = json_pack(
-        "{s:o, s:o, s:b, s:s%, s:s%, s:I}", "exit_code",
-        error == NULL && st->has_exit_code ? json_integer(st->exit_code)
-                                           : json_null(),
-        "signal",
-        error == NULL && st->has_signal && !timed_out ? json_integer(st->signal)
-                                                      : json_null(),
-        "timed_out", timed_out, "stdout", po.text, po.len, "stderr", pe.text,
-        pe.len, "truncated_bytes", omitted);
-    if (error != NULL)
-        json_object_set_new(structured, "error",
-                            json_stringn(ending.text + 7, ending.len - 7));
-    add_report(c, structured);
-    json_t *content = json_pack("[{s:s, s:o}]", "type", "text", "text", text);
-    rpc_result(c->id,
-               json_pack("{s:o, s:b, s:o}", "content", content, "isError",
-                         failed, "structuredContent", structured));
-    capture_part_free(&po);
-    capture_part_free(&pe);
-    display_free(&ending);
-}
-
-bool tool_pump(struct call *c)
-{
-    struct bsh_item it;
-    int rc;
-    while ((rc = bsh_stream_try_next(c->stream, &it)) == 1) {
-        if (it.kind == BSH_ITEM_STATUS) {
-            if (!c->cancelled)
-                answer(c, &it, NULL);
-            return true;
+    for (struct mcp_run **pp = &g->runs; *pp != NULL;) {
+        struct mcp_run *r = *pp;
+        bool forgotten = r->ended && !r->waited_on &&
+                         (r->discard || now - r->ended_ms > RUN_KEEP_ENDED_MS);
+        if (forgotten) {
+            *pp = r->next;
+            g->nruns--;
+            run_free(r);
+        } else {
+            pp = &r->next;
         }
-        capture_add(&c->cap, it.kind == BSH_ITEM_STDERR, it.data, it.len);
-        c->bytes += it.len;
-        maybe_progress(c);
     }
-    if (rc == BSH_EAGAIN)
-        return false;
-    if (!c->cancelled && rc < 0) {
-        struct bsh_item none;
-        memset(&none, 0, sizeof(none));
-        answer(c, &none, bsh_stream_error(c->stream));
-    } else if (!c->cancelled) { /* ended without a status: cannot happen */
-        rpc_error(c->id, RPC_SERVER_BUSY, "the run ended without a status");
-    }
-    return true;
 }
 
-void tool_free(struct call *c)
+int tool_advance(struct registry *g)
 {
-    if (c == NULL)
-        return;
-    bsh_stream_free(c->stream);
-    capture_release(&c->cap);
-    json_decref(c->id);
-    json_decref(c->progress_token);
-    free(c);
+    for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        run_pump(r);
+    double next = -1;
+    for (struct call **pp = &g->calls; *pp != NULL;) {
+        struct call *c = *pp;
+        bool done;
+        double ms = advance_call(g, c, &done);
+        if (done) {
+            *pp = c->next;
+            g->ncalls--;
+            free_call(c);
+        } else {
+            soonest(&next, ms);
+            pp = &c->next;
+        }
+    }
+    double now = mono_ms();
+    drop_forgotten(g, now);
+    for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        if (r->ended && !r->waited_on) /* look again when it is forgotten */
+            soonest(&next, r->ended_ms + RUN_KEEP_ENDED_MS - now + 1);
+    return next < 0 ? -1 : next > 1e9 ? 1000000000 : (int)next + 1;
+}
+
+void tool_end_all(struct registry *g)
+{
+    while (g->calls != NULL) {
+        struct call *c = g->calls;
+        g->calls = c->next;
+        free_call(c);
+    }
+    g->ncalls = 0;
+    while (g->runs != NULL) {
+        struct mcp_run *r = g->runs;
+        g->runs = r->next;
+        run_free(r);
+    }
+    g->nruns = 0;
 }

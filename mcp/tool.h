@@ -1,44 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bash_run tool (tool.c): one call in flight, from its tools/call to
- * its reply.
+ * The tools (tool.c): bash_run, bash_output, bash_write, bash_kill and
+ * bash_list over the runs the server holds. A tools/call on a run becomes
+ * a call that waits until the run ends, waits for input, or the call's
+ * time is up (bash_run's yield, bash_output's wait), and is then answered
+ * from the run (reply.h).
  */
 #ifndef BSH_MCP_TOOL_H
 #define BSH_MCP_TOOL_H
 
-#include "capture.h"
-#include "mcp.h"
 #include "rpc.h"
+#include "run.h"
 
 #include <jansson.h>
 
-/* One tools/call of bash_run in flight. */
+/* A tools/call waiting on a run. */
 struct call {
     struct call *next;
     json_t *id;
     json_t *progress_token; /* NULL: no progress notifications */
-    struct bsh_stream *stream;
-    struct capture cap;
-    int64_t timeout_ms;
-    int64_t idle_ms;
-    bool pty;
-    bool subreaper; /* the server kills orphans: say so in the report */
-    bool cancelled; /* by notifications/cancelled: end without a reply */
-    double last_progress_ms;
-    uint64_t bytes;
+    struct mcp_run *run;
+    double since_ms, return_at_ms, last_progress_ms;
+    json_int_t last_progress;
+    uint64_t bytes_at_progress;
+    bool starts_run; /* bash_run's own: a cancel kills the run */
 };
 
-/* tool.c */
-json_t *tool_description(void);
-/* Validates a tools/call and starts it. Returns a new call, or NULL after
- * it has answered the request itself (an error or a guard rejection). */
-struct call *tool_start(const struct mcp_config *cfg, struct spill_dir *dir,
-                        json_t *id, json_t *params);
-/* Moves the call forward without blocking; true once it has ended and
- * been answered (or dropped, when cancelled). */
-bool tool_pump(struct call *c);
-/* Answers a tools/call with a tool error (isError) carrying `message`. */
-void tool_answer_error(json_t *id, const char *message);
-void tool_free(struct call *c);
+/* The runs and the calls on them. */
+struct registry {
+    const struct mcp_config *cfg;
+    struct spill_dir *spill;
+    struct mcp_run *runs;
+    int nruns;
+    unsigned next_number;
+    struct call *calls;
+    int ncalls;
+};
+
+json_t *tool_descriptions(void);
+
+/* Handles a tools/call: answers it at once or adds a waiting call. */
+void tool_call(struct registry *g, json_t *id, json_t *params);
+
+/* notifications/cancelled: the call is dropped without a reply, and the
+ * run it started is killed. */
+void tool_cancel(struct registry *g, json_t *request_id);
+
+/* Moves every run and call forward without blocking: answers the calls
+ * whose moment has come, sends progress, drops runs that are done with.
+ * Returns the milliseconds until something is next due, or -1. */
+int tool_advance(struct registry *g);
+
+/* Kills every run and drops every call (end of input, a stop signal). */
+void tool_end_all(struct registry *g);
 
 #endif

@@ -101,7 +101,7 @@ test('a NUL in a command: a tool error that carries the id', async () => {
 });
 
 test('256 calls at once under a soft fd limit of 1024', async () => {
-  const s = rawServer([], { shell: 'ulimit -Sn 1024' });
+  const s = rawServer(['--max-runs', '256'], { shell: 'ulimit -Sn 1024' });
   for (let i = 0; i < 256; i++) s.call(i, { command: 'sleep 1; echo done' });
   let good = 0;
   for (let i = 0; i < 256; i++) {
@@ -113,13 +113,13 @@ test('256 calls at once under a soft fd limit of 1024', async () => {
   assert.equal(await s.exited, 0);
 });
 
-test('past the fd-sized call limit: a clear tool error', async () => {
+test('past the fd-sized run limit: a clear tool error', async () => {
   const s = rawServer([], { shell: 'ulimit -n 200' }); // (200 - 32) / 8 = 21
   for (let i = 0; i < 22; i++) s.call(i, { command: 'sleep 1' });
   const r = await s.next(10000);
   assert.equal(r.id, 21);
   assert.equal(r.result.isError, true);
-  assert.match(r.result.content[0].text, /too many calls in flight \(at most 21 at once\)/);
+  assert.match(r.result.content[0].text, /too many runs held \(at most 21 at once\)/);
   for (let i = 0; i < 21; i++) assert.equal((await s.next(10000)).result.isError, false);
   s.close();
   await s.exited;

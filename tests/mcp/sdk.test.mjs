@@ -14,10 +14,13 @@ after(async () => { await client.close(); });
 const run = (command, extra = {}, options) =>
   client.callTool({ name: 'bash_run', arguments: { command, ...extra } }, undefined, options);
 
-test('tools/list offers bash_run with its input schema', async () => {
+test('tools/list offers bash_run with its input schema, and the run tools', async () => {
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 1);
-  assert.equal(tools[0].name, 'bash_run');
+  assert.deepEqual(tools.map((t) => t.name),
+    ['bash_run', 'bash_output', 'bash_write', 'bash_kill', 'bash_list']);
+  for (const k of ['yield_ms', 'idle_timeout_ms']) assert.equal(tools[0].inputSchema.properties[k].type, 'integer');
+  assert.equal(tools[0].inputSchema.properties.input.type, 'string');
+  assert.deepEqual(tools[2].inputSchema.required, ['run_id', 'input']);
   assert.equal(tools[0].inputSchema.type, 'object');
   assert.deepEqual(tools[0].inputSchema.required, ['command']);
   assert.equal(tools[0].inputSchema.properties.command.type, 'string');

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#include "catalog.h"
+
+#define RUN_ID                                                               \
+    "\"run_id\":{\"type\":\"string\",\"description\":\"The id of a run, as " \
+    "bash_run returned it.\"}"
+
+#define WAIT_MS(what)                                                         \
+    "\"wait_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"" what \
+    "\"}"
+
+static const char *const tools[] = {
+    "{\"name\":\"bash_run\","
+    "\"description\":\"Run a bash command (bash -c) and return its output "
+    "and exit status. Commands are checked against tripwires for "
+    "catastrophic mistakes first; absolute command paths are rejected. A "
+    "command still running after yield_ms (or, in PTY mode, waiting for "
+    "input) is left running as a run whose id the reply gives: read it "
+    "with bash_output, type into it with bash_write, end it with "
+    "bash_kill.\","
+    "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+    "\"command\":{\"type\":\"string\",\"description\":\"The bash command "
+    "line to run.\"},"
+    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
+    "\"Deadline of the run in milliseconds; everything it started is "
+    "killed when it passes.\"},"
+    "\"yield_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
+    "\"Return after this many milliseconds if the command is still "
+    "running; it goes on as a run (default: the server's, 30000).\"},"
+    "\"input\":{\"type\":\"string\",\"description\":\"Written to the "
+    "command's stdin, which is then closed.\"},"
+    "\"stdin\":{\"type\":\"boolean\",\"description\":\"Pipe mode: keep "
+    "stdin open for bash_write (default: /dev/null). PTY runs always "
+    "take input.\"},"
+    "\"idle_timeout_ms\":{\"type\":\"integer\",\"minimum\":1,"
+    "\"description\":\"End the run when it has printed nothing for this "
+    "many milliseconds.\"}},"
+    "\"required\":[\"command\"]}}",
+
+    "{\"name\":\"bash_output\","
+    "\"description\":\"The output of a run since it was last read, and its "
+    "state (running, awaiting_input or exited with its status).\","
+    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
+    "," WAIT_MS("Wait up to this many milliseconds for the run to end or "
+                "wait for input (default 0).") "},"
+                                               "\"required\":[\"run_id\"]}}",
+
+    "{\"name\":\"bash_write\","
+    "\"description\":\"Write to a run's stdin (in PTY mode: typed, so "
+    "send \\\"\\\\n\\\" to end a line), optionally close it, then return "
+    "like bash_output.\","
+    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
+    ",\"input\":{\"type\":\"string\",\"description\":\"The bytes to "
+    "write.\"},"
+    "\"close_stdin\":{\"type\":\"boolean\",\"description\":\"Close stdin "
+    "after the input (EOF).\"}," WAIT_MS(
+        "How long to wait for the run to answer (default 1000).") "},"
+                                                                  "\"required\""
+                                                                  ":[\"run_"
+                                                                  "id\","
+                                                                  "\"input\"]}"
+                                                                  "}",
+
+    "{\"name\":\"bash_kill\","
+    "\"description\":\"Send a signal to every process of a run (default "
+    "KILL), then return like bash_output.\","
+    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
+    ",\"signal\":{\"type\":[\"string\",\"integer\"],\"description\":\"A "
+    "signal name (INT, TERM, KILL, HUP...) or number.\"}},"
+    "\"required\":[\"run_id\"]}}",
+
+    "{\"name\":\"bash_list\","
+    "\"description\":\"The runs the server holds: id, command, state, "
+    "elapsed milliseconds, bytes of output and the TCP ports it listens "
+    "on.\","
+    "\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
+};
+
+json_t *catalog_tools(void)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+        json_array_append_new(list, json_loads(tools[i], 0, NULL));
+    return list;
+}

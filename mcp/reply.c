@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+#include "reply.h"
+#include "display.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+json_t *reply_tool_error(const char *message)
+{
+    return json_pack("{s:[{s:s, s:s}], s:b, s:{s:n, s:n, s:b, s:s, s:s, s:i, "
+                     "s:s}}",
+                     "content", "type", "text", "text", message, "isError", 1,
+                     "structuredContent", "exit_code", "signal", "timed_out", 0,
+                     "stdout", "", "stderr", "", "truncated_bytes", 0, "error",
+                     message);
+}
+
+/* What an ended run was doing, from its report's diagnosis, as a line
+ * that goes before the ending: "still running: sleep (pid 12, sleeping
+ * in hrtimer_nanosleep)"; "" when nothing was. */
+static void still_running(const struct mcp_run *r, char *buf, size_t size)
+{
+    const struct bsh_report *rep = bsh_stream_report(r->stream);
+    size_t len = 0, shown = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; rep != NULL && i < rep->diagnosis_count && shown < 3;
+         i++) {
+        const struct bsh_proc_info *p = &rep->diagnosis[i];
+        if (strcmp(p->comm, "bash") == 0 && rep->diagnosis_count > 1)
+            continue; /* the shell waiting for its command says little */
+        const char *state = p->state == 'R'   ? "running"
+                            : p->state == 'D' ? "blocked"
+                            : p->state == 'T' ? "stopped"
+                                              : "sleeping";
+        int n = snprintf(buf + len, size - len, "%s%s (pid %d, %s%s%s)",
+                         shown ? ", " : "still running: ", p->comm, p->pid,
+                         state, p->wchan[0] ? " in " : "", p->wchan);
+        if (n < 0 || (size_t)n >= size - len)
+            break;
+        len += (size_t)n;
+        shown++;
+    }
+}
+
+/* Appends `text` to `buf` (`size` bytes, holding `*len`), cut to fit. */
+static void append(char *buf, size_t size, size_t *len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > size - 1 - *len)
+        n = size - 1 - *len;
+    memcpy(buf + *len, text, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+/* How the run ended, as the last line of the text ("" for exit 0); a run
+ * that bsh ended gets a line before it that says what was still running. */
+static void ending_line(const struct mcp_run *r, char *buf, size_t size)
+{
+    const struct bsh_item *st = &r->status;
+    enum bsh_end_reason why = bsh_stream_end_reason(r->stream);
+    const struct bsh_report *rep = bsh_stream_report(r->stream);
+    bool timed_out = r->error == NULL && bsh_item_timed_out(st);
+    char last[BSH_ERROR_MAX + 64] = "", running[BSH_ERROR_MAX] = "";
+    if (r->error != NULL)
+        snprintf(last, sizeof(last), "error: %s", r->error);
+    else if (timed_out && why == BSH_END_LIMIT && rep != NULL)
+        snprintf(last, sizeof(last),
+                 "ended: output limit of %llu bytes reached",
+                 (unsigned long long)rep->stdout_bytes +
+                     (unsigned long long)rep->stderr_bytes);
+    else if (timed_out && why == BSH_END_IDLE)
+        snprintf(last, sizeof(last), "timed out: no output for %lld ms",
+                 (long long)r->idle_ms);
+    else if (timed_out)
+        snprintf(last, sizeof(last), "timed out after %lld ms",
+                 (long long)r->timeout_ms);
+    else if (st->has_signal)
+        snprintf(last, sizeof(last), "signal: %d", st->signal);
+    else if (st->exit_code != 0)
+        snprintf(last, sizeof(last), "exit code: %d", st->exit_code);
+    if (r->error == NULL && !timed_out && rep != NULL &&
+        rep->limit != BSH_LIMIT_NONE && last[0] != '\0') {
+        size_t n = strlen(last);
+        snprintf(last + n, sizeof(last) - n, " (the %s limit)",
+                 bsh_limit_name(rep->limit));
+    }
+    if (timed_out)
+        still_running(r, running, sizeof(running));
+    size_t len = 0;
+    buf[0] = '\0';
+    if (running[0] != '\0') {
+        append(buf, size, &len, running);
+        append(buf, size, &len, "\n");
+    }
+    append(buf, size, &len, last);
+}
+
+/* The line that says where a run that goes on stands. */
+static void state_line(const struct mcp_run *r, enum run_phase phase, char *buf,
+                       size_t size)
+{
+    if (phase == RUN_AWAITING_INPUT)
+        snprintf(buf, size, "waiting for input (%s) as run %s",
+                 bsh_input_wait_name(r->input_wait), r->id);
+    else
+        snprintf(buf, size, "still running as run %s", r->id);
+}
+
+/* The text: a going run's state line, the output (stdout, then stderr),
+ * an ended run's ending on a line of its own. */
+static json_t *joined_text(const struct display *lead,
+                           const struct capture_part *out,
+                           const struct capture_part *err,
+                           const struct display *ending)
+{
+    size_t cap = lead->len + 1 + out->len + err->len + ending->len + 2;
+    char *text = malloc(cap);
+    if (text == NULL)
+        return json_string("");
+    size_t n = 0;
+    memcpy(text, lead->text, lead->len);
+    n = lead->len;
+    if (lead->len > 0)
+        text[n++] = '\n';
+    memcpy(text + n, out->text, out->len);
+    n += out->len;
+    memcpy(text + n, err->text, err->len);
+    n += err->len;
+    if (ending->len > 0 && n > 0 && text[n - 1] != '\n')
+        text[n++] = '\n';
+    memcpy(text + n, ending->text, ending->len);
+    json_t *s = json_stringn(text, n + ending->len);
+    free(text);
+    return s;
+}
+
+/* structuredContent.report: the engine's end report (SPEC 5.3). */
+static void add_report(const struct mcp_run *r, json_t *structured)
+{
+    const struct bsh_report *rep = bsh_stream_report(r->stream);
+    if (rep == NULL)
+        return;
+    char *text = report_json(rep, report_containment(rep, r->subreaper));
+    json_t *report = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (report != NULL)
+        json_object_set_new(structured, "report", report);
+}
+
+static json_t *structured(const struct mcp_run *r, enum run_phase phase,
+                          const struct capture_part *po,
+                          const struct capture_part *pe,
+                          const struct display *ending)
+{
+    bool ended = phase == RUN_EXITED, ok = ended && r->error == NULL;
+    bool timed_out = ok && bsh_item_timed_out(&r->status);
+    json_t *s = json_pack(
+        "{s:o, s:o, s:b, s:s%, s:s%, s:I, s:s, s:s}", "exit_code",
+        ok && r->status.has_exit_code ? json_integer(r->status.exit_code)
+                                      : json_null(),
+        "signal",
+        ok && r->status.has_signal && !timed_out
+            ? json_integer(r->status.signal)
+            : json_null(),
+        "timed_out", timed_out, "stdout", po->text, po->len, "stderr", pe->text,
+        pe->len, "truncated_bytes",
+        (json_int_t)po->omitted + (json_int_t)pe->omitted, "state",
+        run_phase_name(phase), "run_id", r->id);
+    if (phase == RUN_AWAITING_INPUT)
+        json_object_set_new(s, "input_kind",
+                            json_string(bsh_input_wait_name(r->input_wait)));
+    if (ended && r->error != NULL)
+        json_object_set_new(s, "error",
+                            json_stringn(ending->text + 7, ending->len - 7));
+    if (ended)
+        add_report(r, s);
+    return s;
+}
+
+json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
+{
+    char raw_lead[128] = "", raw_ending[2 * BSH_ERROR_MAX + 128] = "";
+    if (phase == RUN_EXITED)
+        ending_line(r, raw_ending, sizeof(raw_ending));
+    else
+        state_line(r, phase, raw_lead, sizeof(raw_lead));
+    struct display lead, ending;
+    struct capture_part po, pe;
+    if (display_make((const unsigned char *)raw_lead, strlen(raw_lead), false,
+                     &lead) < 0)
+        return reply_tool_error("out of memory");
+    if (display_make((const unsigned char *)raw_ending, strlen(raw_ending),
+                     false, &ending) < 0) {
+        display_free(&lead);
+        return reply_tool_error("out of memory");
+    }
+    size_t reserved = lead.chars + ending.chars + 2; /* and newlines */
+    size_t chars = r->cap.budget > reserved ? r->cap.budget - reserved : 0;
+    if (capture_parts(&r->cap, r->pty, chars, &po, &pe) < 0) {
+        display_free(&lead);
+        display_free(&ending);
+        return reply_tool_error("out of memory");
+    }
+    json_t *text = joined_text(&lead, &po, &pe, &ending);
+    bool failed = phase == RUN_EXITED && (r->error != NULL || ending.len > 0);
+    json_t *result =
+        json_pack("{s:[{s:s, s:o}], s:b, s:o}", "content", "type", "text",
+                  "text", text, "isError", failed, "structuredContent",
+                  structured(r, phase, &po, &pe, &ending));
+    capture_part_free(&po);
+    capture_part_free(&pe);
+    display_free(&lead);
+    display_free(&ending);
+    if (phase != RUN_EXITED) { /* the next reply starts from here */
+        capture_next_segment(&r->cap);
+        r->unread = 0;
+    }
+    return result;
+}

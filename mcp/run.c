@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+#include "run.h"
+#include "agent_env.h"
+#include "mono.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* After typing, a silent terminal may only be waiting for the command to
+ * read what was typed: input wait counts again after this long. */
+#define TYPED_SETTLE_MS BSH_INPUT_WAIT_MIN_MS
+
+static struct bsh_stream *start_stream(const struct mcp_config *cfg,
+                                       const struct run_request *rq, char *why,
+                                       size_t why_size)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = rq->command;
+    o.cwd = cfg->cwd;
+    o.env = cfg->env;
+    o.env_count = cfg->env_count;
+    o.timeout_ms = rq->timeout_ms;
+    o.pty = cfg->pty;
+    o.idle_timeout_ms = rq->idle_ms;
+    o.grace_ms = cfg->grace_ms;
+    o.limits = cfg->limits;
+    o.containment = cfg->containment;
+    o.report = true;
+    o.stdin_pipe = cfg->pty || rq->input != NULL || rq->keep_stdin;
+    struct bsh_env_var *env = NULL;
+    if (cfg->agent_env) {
+        env = agent_env_add(cfg->env, cfg->env_count, cfg->pty, &o.env_count);
+        if (env == NULL) {
+            snprintf(why, why_size, "out of memory");
+            return NULL;
+        }
+        o.env = env;
+    }
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    int rc = bsh_run(&o, &s, &err);
+    free(env);
+    if (rc != BSH_OK)
+        snprintf(why, why_size, "%s",
+                 rc == BSH_EGUARD ? err.text_err
+                                  : "bsh could not start the run");
+    return s;
+}
+
+struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
+                          const struct run_request *rq, unsigned number,
+                          char *why, size_t why_size)
+{
+    struct mcp_run *r = calloc(1, sizeof(*r));
+    if (r == NULL || capture_init(&r->cap, cfg->budget, dir) < 0 ||
+        (r->command = strdup(rq->command)) == NULL) {
+        snprintf(why, why_size, "out of memory");
+        run_free(r);
+        return NULL;
+    }
+    r->stream = start_stream(cfg, rq, why, why_size);
+    if (r->stream == NULL) {
+        run_free(r);
+        return NULL;
+    }
+    snprintf(r->id, sizeof(r->id), "r%u", number);
+    r->pty = cfg->pty;
+    r->subreaper = cfg->subreaper;
+    r->has_stdin = cfg->pty || rq->input != NULL || rq->keep_stdin;
+    r->timeout_ms = rq->timeout_ms;
+    r->idle_ms = rq->idle_ms;
+    r->started_ms = mono_ms();
+    if (rq->input != NULL)
+        run_write(r, rq->input, rq->input_len, true, why, why_size);
+    return r;
+}
+
+/* Hands the stream what it had no room for before. */
+static void push_input(struct mcp_run *r)
+{
+    if (r->unsent_len > 0) {
+        int64_t n = bsh_stream_write(r->stream, r->unsent + r->unsent_off,
+                                     r->unsent_len);
+        if (n < 0) { /* closed: what is left cannot be delivered */
+            r->unsent_len = 0;
+            r->close_after_unsent = false;
+        } else {
+            r->unsent_off += (size_t)n;
+            r->unsent_len -= (size_t)n;
+        }
+    }
+    if (r->unsent_len == 0) {
+        free(r->unsent);
+        r->unsent = NULL;
+        r->unsent_off = 0;
+        if (r->close_after_unsent)
+            bsh_stream_close_stdin(r->stream);
+        r->close_after_unsent = false;
+    }
+}
+
+static void note_end(struct mcp_run *r, int rc, const struct bsh_item *it)
+{
+    r->ended = true;
+    r->ended_ms = mono_ms();
+    if (rc == 1) {
+        r->status = *it;
+    } else {
+        const char *e = bsh_stream_error(r->stream);
+        r->error = strdup(e != NULL ? e : "the run ended without a status");
+    }
+}
+
+void run_pump(struct mcp_run *r)
+{
+    if (r->ended)
+        return;
+    if (r->unsent != NULL)
+        push_input(r);
+    struct bsh_item it;
+    int rc;
+    while ((rc = bsh_stream_try_next(r->stream, &it)) == 1 &&
+           it.kind != BSH_ITEM_STATUS) {
+        capture_add(&r->cap, it.kind == BSH_ITEM_STDERR, it.data, it.len);
+        r->bytes += it.len;
+        r->unread += it.len;
+    }
+    if (rc != BSH_EAGAIN)
+        note_end(r, rc, &it);
+}
+
+enum run_phase run_phase(struct mcp_run *r, double look_ms)
+{
+    if (r->ended)
+        return RUN_EXITED;
+    double now = mono_ms();
+    if (r->pty && now - r->last_look_ms >= look_ms) {
+        r->last_look_ms = now;
+        struct bsh_run_state st;
+        bsh_stream_state(r->stream, &st, false);
+        r->input_wait = now - r->last_write_ms >= TYPED_SETTLE_MS
+                            ? st.input_wait
+                            : BSH_INPUT_NONE;
+    }
+    return r->input_wait != BSH_INPUT_NONE ? RUN_AWAITING_INPUT : RUN_RUNNING;
+}
+
+int run_write(struct mcp_run *r, const char *data, size_t len, bool close,
+              char *why, size_t why_size)
+{
+    if (!r->has_stdin || r->ended) {
+        snprintf(why, why_size,
+                 r->ended ? "run %s has ended; its stdin is closed"
+                          : "run %s has no stdin: in pipe mode, start it "
+                            "with \"stdin\": true (or \"input\")",
+                 r->id);
+        return -1;
+    }
+    r->last_write_ms = mono_ms();
+    r->input_wait = BSH_INPUT_NONE;
+    size_t taken = 0;
+    if (r->unsent == NULL) {
+        int64_t n = len > 0 ? bsh_stream_write(r->stream, data, len) : 0;
+        if (n < 0) {
+            snprintf(why, why_size, "the stdin of run %s is closed", r->id);
+            return -1;
+        }
+        taken = (size_t)n;
+    }
+    if (taken < len) { /* kept until the stream has room */
+        size_t have = r->unsent_off + r->unsent_len;
+        unsigned char *grown = realloc(r->unsent, have + len - taken);
+        if (grown == NULL) {
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        memcpy(grown + have, data + taken, len - taken);
+        r->unsent = grown;
+        r->unsent_len += len - taken;
+    }
+    if (close && r->unsent == NULL)
+        bsh_stream_close_stdin(r->stream);
+    else if (close)
+        r->close_after_unsent = true;
+    return 0;
+}
+
+const char *run_phase_name(enum run_phase p)
+{
+    return p == RUN_RUNNING          ? "running"
+           : p == RUN_AWAITING_INPUT ? "awaiting_input"
+                                     : "exited";
+}
+
+void run_free(struct mcp_run *r)
+{
+    if (r == NULL)
+        return;
+    bsh_stream_free(r->stream);
+    capture_release(&r->cap);
+    free(r->command);
+    free(r->error);
+    free(r->unsent);
+    free(r);
+}
