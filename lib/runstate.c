@@ -133,7 +133,7 @@ enum bsh_input_wait bsh__input_wait(int master, const int *pids, int n)
         return BSH_INPUT_NONE;
     if (!(t.c_lflag & ICANON))
         return BSH_INPUT_RAW;
-    return t.c_lflag & ECHO ? BSH_INPUT_LINE : BSH_INPUT_PASSWORD;
+    return (t.c_lflag & ECHO) ? BSH_INPUT_LINE : BSH_INPUT_PASSWORD;
 }
 
 /* ---- listening ports ---------------------------------------------------- */

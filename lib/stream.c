@@ -829,9 +829,11 @@ int bsh_stream_pid(const struct bsh_stream *s)
 
 struct bsh_stream *bsh__stream_new(bool quiet)
 {
-    struct bsh_stream *s = aligned_alloc(64, sizeof(*s));
-    if (s == NULL)
+    /* On a cache line, and with it the read buffer at its start. */
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, sizeof(struct bsh_stream)) != 0)
         return NULL;
+    struct bsh_stream *s = mem;
     memset(s, 0, sizeof(*s));
     s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;

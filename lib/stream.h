@@ -36,8 +36,12 @@ enum bsh__phase {
 #define BSH__HUP_RECHECK_MS 10
 
 struct bsh_stream {
+    /* First, so that the stream's cache-line aligned allocation puts it on
+     * a cache line: the kernel copies into it on every read. */
+    unsigned char buf[BSH_CHUNK_MAX];
     enum bsh__phase phase;
-    bool quiet; /* the wrapper's stream: errors end it silently */
+    bool quiet;       /* the wrapper's stream: errors end it silently */
+    bool stdin_asked; /* opts.stdin_pipe: a writable stdin */
     bool pty;
     struct bsh__child child;
     int out[2];      /* stdout, stderr (PTY: master, -1) */
@@ -46,19 +50,22 @@ struct bsh_stream {
     int held_master; /* PTY master after its EOF, kept open until the end */
     bool master_hup; /* PTY: no slave fd open (EIO), the child alive */
     /* Non-blocking steps (see wait_or_give_up): */
-    bool woken;    /* try_next returned EAGAIN: its caller has polled */
-    bool guessing; /* reading outputs on a guess since that wake */
-    bool got_data; /* and one of them had data */
-    int idle[2];   /* guesses in a row that found an output empty */
-    bool looked;   /* the poll set was asked since the last EAGAIN */
+    bool woken;         /* try_next returned EAGAIN: its caller has polled */
+    bool guessing;      /* reading outputs on a guess since that wake */
+    bool got_data;      /* and one of them had data */
+    int idle[2];        /* guesses in a row that found an output empty */
+    bool looked;        /* the poll set was asked since the last EAGAIN */
+    bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
+    bool in_grace;      /* SIGTERM sent; SIGKILL at grace_until */
+    bool want_report;   /* gather the costly parts too */
+    bool has_report;
     struct bsh__pollset polls;
     struct bsh__deadline deadline;
-    bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
+    struct bsh__input input; /* the writable stdin */
     enum bsh_end_reason end_reason;
     int64_t idle_ms;             /* idle timeout, 0: none */
     struct timespec last_output; /* when output last came (or the start) */
     int64_t grace_ms;            /* SIGTERM first, SIGKILL after this */
-    bool in_grace;               /* SIGTERM sent; SIGKILL at grace_until */
     struct timespec grace_until;
     int cancels_seen;              /* cancels when the grace began */
     int kill_errno;                /* why the kill failed, or 0 */
@@ -70,20 +77,13 @@ struct bsh_stream {
     /* Containment, limits and the end report (report.c): */
     struct bsh__cgroup cgroup; /* the run's own, or dir -1 */
     struct timespec started;   /* when bsh_run() was called */
-    bool want_report;          /* gather the costly parts too */
     struct bsh_limits limits;
     enum bsh_limit limit_hit; /* the output limit, once passed */
     uint64_t bytes[2];        /* delivered: stdout, stderr */
     int killed;               /* processes killed at the end, -1 unknown */
     int sid;                  /* the run's session (the child's first pid) */
-    bool has_report;
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
-    /* Interactive runs: */
-    bool stdin_asked;        /* opts.stdin_pipe */
-    struct bsh__input input; /* the writable stdin */
-    /* Cache-line aligned: the kernel copies into it on every read. */
-    _Alignas(64) unsigned char buf[BSH_CHUNK_MAX];
 };
 
 struct bsh_stream *bsh__stream_new(bool quiet);

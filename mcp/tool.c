@@ -358,48 +358,48 @@ static json_t *listening_ports(const struct mcp_run *r)
     return ports;
 }
 
+/* One run as bash_list shows it: an object, and a line of the text. */
+static json_t *list_entry(struct mcp_run *r, double now, FILE *text)
+{
+    run_pump(r);
+    enum run_phase p = run_phase(r, LOOK_MS);
+    json_int_t elapsed =
+        (json_int_t)((r->ended ? r->ended_ms : now) - r->started_ms);
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:I, s:I}", "run_id", r->id, "command",
+                  r->command, "state", run_phase_name(p), "elapsed_ms", elapsed,
+                  "output_bytes", (json_int_t)r->bytes);
+    if (p == RUN_AWAITING_INPUT)
+        json_object_set_new(o, "input_kind",
+                            json_string(bsh_input_wait_name(r->input_wait)));
+    json_object_set_new(o, "ports", listening_ports(r));
+    fprintf(text, "%s\t%s\t%lld ms\t%llu bytes\t%.200s\n", r->id,
+            run_phase_name(p), (long long)elapsed, (unsigned long long)r->bytes,
+            r->command);
+    return o;
+}
+
 static void bash_list(struct registry *g, json_t *id)
 {
-    json_t *runs = json_array();
-    char line[400];
-    size_t cap = 64, len = 0;
-    char *text = malloc(cap);
-    double now = mono_ms();
-    for (struct mcp_run *r = g->runs; r != NULL && text != NULL; r = r->next) {
-        run_pump(r);
-        enum run_phase p = run_phase(r, LOOK_MS);
-        double end = r->ended ? r->ended_ms : now;
-        json_int_t elapsed = (json_int_t)(end - r->started_ms);
-        json_t *o =
-            json_pack("{s:s, s:s, s:s, s:I, s:I}", "run_id", r->id, "command",
-                      r->command, "state", run_phase_name(p), "elapsed_ms",
-                      elapsed, "output_bytes", (json_int_t)r->bytes);
-        if (p == RUN_AWAITING_INPUT)
-            json_object_set_new(
-                o, "input_kind",
-                json_string(bsh_input_wait_name(r->input_wait)));
-        json_object_set_new(o, "ports", listening_ports(r));
-        json_array_append_new(runs, o);
-        int n = snprintf(line, sizeof(line),
-                         "%s\t%s\t%lld ms\t%llu bytes\t%.200s\n", r->id,
-                         run_phase_name(p), (long long)elapsed,
-                         (unsigned long long)r->bytes, r->command);
-        if (n > 0 && len + (size_t)n + 1 > cap) {
-            char *grown = realloc(text, (cap = 2 * (len + (size_t)n + 1)));
-            if (grown == NULL)
-                break;
-            text = grown;
-        }
-        memcpy(text + len, line, n > 0 ? (size_t)n : 0);
-        len += n > 0 ? (size_t)n : 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL) {
+        tool_error(id, "out of memory");
+        return;
     }
-    json_t *result =
-        json_pack("{s:[{s:s, s:s%}], s:b, s:{s:o}}", "content", "type", "text",
-                  "text", len > 0 && text != NULL ? text : "no runs held\n",
-                  len > 0 && text != NULL ? len : strlen("no runs held\n"),
-                  "isError", 0, "structuredContent", "runs", runs);
+    json_t *runs = json_array();
+    double now = mono_ms();
+    for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        json_array_append_new(runs, list_entry(r, now, f));
+    if (g->runs == NULL)
+        fputs("no runs held\n", f);
+    fclose(f);
+    rpc_result(id, json_pack("{s:[{s:s, s:s%}], s:b, s:{s:o}}", "content",
+                             "type", "text", "text", text != NULL ? text : "",
+                             text != NULL ? len : 0, "isError", 0,
+                             "structuredContent", "runs", runs));
     free(text);
-    rpc_result(id, result);
 }
 
 void tool_call(struct registry *g, json_t *id, json_t *params)
