@@ -49,9 +49,9 @@ struct bsh__placement {
 /* The run's command line and where it runs. */
 struct bsh__launch {
     const char *command;
-    const char *cwd; /* NULL: ours */
-    char **envp;     /* NULL: ours */
-    bool stdin_pipe; /* a writable stdin (sp->in_fd) */
+    const char *cwd;           /* NULL: ours */
+    char **envp;               /* NULL: ours */
+    bool stdin_pipe;           /* a writable stdin (sp->in_fd) */
     unsigned short rows, cols; /* the PTY's size */
     const struct bsh__placement *place;
 };
