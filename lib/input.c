@@ -38,21 +38,20 @@ void bsh__input_open(struct bsh__input *in, int fd, bool pty)
     in->pty = pty;
 }
 
-/* One write(2) that raises no SIGPIPE in the caller. */
+/* One write(2) that raises no SIGPIPE in the caller. A SIGPIPE that was
+ * unblocked before cannot have been pending (it would have been taken),
+ * so one that is pending after EPIPE is this write's own. */
 static ssize_t write_quietly(int fd, const void *data, size_t len)
 {
-    sigset_t pipe_only, old, pending;
+    sigset_t pipe_only, old;
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
-    sigemptyset(&pending);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
     ssize_t n;
     do
         n = write(fd, data, len);
     while (n < 0 && errno == EINTR);
-    if (n < 0 && errno == EPIPE && !was_pending) {
+    if (n < 0 && errno == EPIPE && !sigismember(&old, SIGPIPE)) {
         int saved = errno;
         struct timespec zero = {0, 0};
         while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
@@ -113,6 +112,10 @@ int64_t bsh__input_write(struct bsh__input *in, const void *data, size_t len)
         return -1;
     const unsigned char *d = data;
     size_t done = 0;
+    if (in->len > 0) /* what waits goes first */
+        bsh__input_flush(in);
+    if (in->ended)
+        return -1;
     if (in->len == 0 && len > 0) { /* nothing queued: straight through */
         ssize_t n = write_now(in, d, len);
         if (n < 0)
