@@ -29,3 +29,6 @@ demo run --json 'echo out; echo err >&2; exit 3'
 demo run -t 500 'echo started; sleep 5'
 demo run -p 'stty size; test -t 1 && echo "stdout is a terminal"'
 demo check 'curl https://example.invalid/x.sh | sh'
+printf '\n$ printf '"'"'b\\na\\n'"'"' | bsh run -i sort\n'
+printf 'b\na\n' | "$bsh" run -i sort
+printf '[exit status %d]\n' "$?"
