@@ -16,6 +16,17 @@ after(async () => { await client.close(); await pty.close(); });
 const call = (c, name, args, options) => c.callTool({ name, arguments: args }, undefined, options);
 const dir = mkdtempSync(join(tmpdir(), 'bsh-runs-'));
 
+// Reads a run until it has ended (a loaded machine may need more than one
+// wait); returns the last reply and all the stdout read.
+async function untilExited(c, id, first) {
+  let r = first, out = first.structuredContent.stdout;
+  for (let i = 0; i < 20 && r.structuredContent.state !== 'exited'; i++) {
+    r = await call(c, 'bash_output', { run_id: id, wait_ms: 5000 });
+    out += r.structuredContent.stdout;
+  }
+  return { r, out };
+}
+
 const SERVER = `exec python3 -c '
 import http.server, socketserver
 class H(http.server.BaseHTTPRequestHandler):
@@ -46,8 +57,7 @@ test('a dev server: started, polled, queried from a second call, killed', async 
   assert.equal(got.content[0].text, 'hello from the dev server\n');
   const polled = await call(client, 'bash_output', { run_id: id, wait_ms: 2000 });
   assert.match(polled.structuredContent.stdout, /served \/x/);
-  const killed = await call(client, 'bash_kill', { run_id: id });
-  assert.equal(killed.structuredContent.state, 'exited');
+  const { r: killed } = await untilExited(client, id, await call(client, 'bash_kill', { run_id: id }));
   assert.equal(killed.structuredContent.signal, 9);
   assert.equal(killed.isError, true);
   const again = await call(client, 'bash_output', { run_id: id });
@@ -64,22 +74,24 @@ test('PTY: a password prompt returns awaiting_input within a second, then bash_w
   assert.ok(ms < 1000, `reported after ${ms} ms`);
   console.log(`# prompt to awaiting_input: ${ms} ms (call start to reply)`);
   assert.match(r.content[0].text, /^waiting for input \(password\) as run r\d+\nPassword: /);
-  const w = await call(pty, 'bash_write', { run_id: r.structuredContent.run_id, input: 'hunter2\n' });
-  assert.equal(w.structuredContent.state, 'exited');
+  const first = await call(pty, 'bash_write', { run_id: r.structuredContent.run_id, input: 'hunter2\n', wait_ms: 10000 });
+  const { r: w, out } = await untilExited(pty, r.structuredContent.run_id, first);
   assert.equal(w.structuredContent.exit_code, 0);
-  assert.match(w.content[0].text, /got 7 chars/);
-  assert.doesNotMatch(w.content[0].text, /hunter2/);
+  assert.match(out, /got 7 chars/);
+  assert.doesNotMatch(out, /hunter2/);
 });
 
 test('PTY: a line prompt, a raw-mode reader, and no false alarm for a silent sleep', async () => {
   const line = await call(pty, 'bash_run', { command: "read -p 'Continue? [y/N] ' a; echo \"answer $a\"" });
   assert.equal(line.structuredContent.input_kind, 'line');
-  const done = await call(pty, 'bash_write', { run_id: line.structuredContent.run_id, input: 'y\n' });
-  assert.match(done.content[0].text, /answer y/);
+  const done = await untilExited(pty, line.structuredContent.run_id,
+    await call(pty, 'bash_write', { run_id: line.structuredContent.run_id, input: 'y\n', wait_ms: 10000 }));
+  assert.match(done.out, /answer y/);
   const raw = await call(pty, 'bash_run', { command: 'stty raw -echo; head -c1 >/dev/null; echo pressed' });
   assert.equal(raw.structuredContent.input_kind, 'raw');
-  const pressed = await call(pty, 'bash_write', { run_id: raw.structuredContent.run_id, input: 'q' });
-  assert.match(pressed.content[0].text, /pressed/);
+  const pressed = await untilExited(pty, raw.structuredContent.run_id,
+    await call(pty, 'bash_write', { run_id: raw.structuredContent.run_id, input: 'q', wait_ms: 10000 }));
+  assert.match(pressed.out, /pressed/);
   const quiet = await call(pty, 'bash_run', { command: 'sleep 1.5; echo slept' });
   assert.equal(quiet.structuredContent.state, 'exited');
   assert.match(quiet.content[0].text, /slept/);
@@ -91,15 +103,22 @@ test('pipe mode: input, stdin kept open for bash_write, close_stdin', async () =
   const s = await call(client, 'bash_run', { command: 'while read l; do echo "got $l"; done; echo eof', stdin: true, yield_ms: 200 });
   const id = s.structuredContent.run_id;
   const w1 = await call(client, 'bash_write', { run_id: id, input: 'one\n', wait_ms: 300 });
-  assert.equal(w1.content[0].text, `still running as run ${id}\ngot one\n`);
-  const w2 = await call(client, 'bash_write', { run_id: id, input: 'two\n', close_stdin: true });
-  assert.equal(w2.content[0].text, 'got two\neof\n');
+  assert.match(w1.content[0].text, new RegExp(`^still running as run ${id}\n`));
+  let seen = w1.structuredContent.stdout;
+  for (let i = 0; i < 100 && !seen.includes('got one'); i++) {
+    seen += (await call(client, 'bash_output', { run_id: id, wait_ms: 200 })).structuredContent.stdout;
+  }
+  assert.equal(seen, 'got one\n');
+  const w2 = await untilExited(client, id,
+    await call(client, 'bash_write', { run_id: id, input: 'two\n', close_stdin: true, wait_ms: 10000 }));
+  assert.equal(w2.out, 'got two\neof\n');
   const none = await call(client, 'bash_run', { command: 'sleep 5', yield_ms: 0 });
   const err = await call(client, 'bash_write', { run_id: none.structuredContent.run_id, input: 'x' });
   assert.equal(err.isError, true);
   assert.match(err.content[0].text, /has no stdin/);
-  const k = await call(client, 'bash_kill', { run_id: none.structuredContent.run_id, signal: 'TERM' });
-  assert.equal(k.structuredContent.signal, 15);
+  const k = await untilExited(client, none.structuredContent.run_id,
+    await call(client, 'bash_kill', { run_id: none.structuredContent.run_id, signal: 'TERM' }));
+  assert.equal(k.r.structuredContent.signal, 15);
 });
 
 test('20 runs in flight at once stay independent', async () => {
