@@ -323,6 +323,55 @@ static void test_input_wait(void)
     }
 }
 
+/* A real editor in raw mode: vim (vim.tiny) waits for keys. */
+static void test_vim(void)
+{
+    if (access("/usr/bin/vim.tiny", X_OK) != 0) {
+        skip("vim waits for keys: raw", "vim.tiny is not installed");
+        return;
+    }
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct bsh_env_var term = {"TERM", "xterm"};
+    o.command = "vim.tiny -u NONE -N -n /tmp/bsh-vim-test.txt";
+    o.pty = true;
+    o.stdin_pipe = true;
+    o.timeout_ms = 60000;
+    o.env = &term;
+    o.env_count = 1;
+    struct bsh_stream *s = NULL;
+    bsh_run(&o, &s, NULL);
+    struct result r = {0};
+    double ms = wait_input(s, &r, BSH_INPUT_RAW, 10000);
+    ok(ms >= 0, "vim waits for keys: raw");
+    bsh_stream_write(s, "\x1b:q!\r", 5);
+    finish(s, &r);
+    ok(r.statuses == 1 && r.status.has_exit_code && r.status.exit_code == 0,
+       "... and :q! ends it");
+    bsh_stream_free(s);
+    result_free(&r);
+}
+
+/* A compile that prints nothing for a while is not waiting for input. */
+static void test_silent_compile(void)
+{
+    struct result r = {0};
+    struct bsh_stream *s = start(
+        "d=$(mktemp -d); for i in $(seq 1500); do "
+        "echo \"int f$i(int x) { return x * $i + (x >> 3); }\"; done "
+        "> $d/big.c; cc -O2 -c $d/big.c -o $d/big.o; rm -rf $d; echo built",
+        true);
+    bool alarm = false;
+    struct bsh_run_state st;
+    while (pump(s, &r, 50)) {
+        bsh_stream_state(s, &st, false);
+        alarm |= st.input_wait != BSH_INPUT_NONE;
+    }
+    ok(!alarm && r.out != NULL && strstr((char *)r.out, "built") != NULL,
+       "no false alarm: a silent compile (cc -O2 of 1500 functions)");
+    bsh_stream_free(s);
+    result_free(&r);
+}
+
 static void test_state(void)
 {
     struct result r = {0};
@@ -364,6 +413,8 @@ int main(void)
     test_close();
     test_signal_resize();
     test_input_wait();
+    test_vim();
+    test_silent_compile();
     test_state();
     is_int(count_fds(), fds, "no fd left behind");
     ok(no_children(), "no child left behind");
