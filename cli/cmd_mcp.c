@@ -8,12 +8,25 @@
 #include "process.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FDS_PER_RUN  8
 #define FDS_RESERVED 32
+
+/* Why `dir` cannot be a working directory (an errno), or 0. */
+static int directory_error(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return errno;
+    if (!S_ISDIR(st.st_mode))
+        return ENOTDIR;
+    return access(dir, X_OK) < 0 ? errno : 0;
+}
 
 int cmd_mcp(const struct cli_args *a)
 {
@@ -41,6 +54,15 @@ int cmd_mcp(const struct cli_args *a)
         .limits = a->limits,
         .containment = cli_engine_containment(a),
     };
+    /* A bad directory fails now, not every call later. */
+    int bad = a->cwd != NULL && a->cwd[0] != '\0' ? directory_error(a->cwd) : 0;
+    if (bad != 0) {
+        char msg[PATH_MAX + 100];
+        snprintf(msg, sizeof(msg), "mcp: cannot use working directory '%s': %s",
+                 a->cwd, strerror(bad));
+        cli_error(msg);
+        return EXIT_BSH_FAILED;
+    }
     for (size_t i = 0; i < a->env_count; i++) {
         if (!bsh_env_name_valid(a->env[i].name)) {
             char msg[300];

@@ -5,12 +5,19 @@
     "\"run_id\":{\"type\":\"string\",\"description\":\"The id of a run, as " \
     "bash_run returned it.\"}"
 
+/* What a client may tell a person before the tool runs: these run or
+ * touch commands, which can do anything; the others only read. */
+#define ACTS                                                            \
+    "\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true," \
+    "\"idempotentHint\":false,\"openWorldHint\":true},"
+#define READS "\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false},"
+
 #define WAIT_MS(what)                                                         \
     "\"wait_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"" what \
     "\"}"
 
 static const char *const tools[] = {
-    "{\"name\":\"bash_run\","
+    "{\"name\":\"bash_run\",\"title\":\"Run a bash command\"," ACTS
     "\"description\":\"Run a bash command (bash -c) and return its output "
     "and exit status. Commands are checked against tripwires for "
     "catastrophic mistakes first; absolute command paths are rejected. A "
@@ -37,7 +44,7 @@ static const char *const tools[] = {
     "many milliseconds.\"}},"
     "\"required\":[\"command\"]}}",
 
-    "{\"name\":\"bash_output\","
+    "{\"name\":\"bash_output\",\"title\":\"Read a run's output\"," READS
     "\"description\":\"The output of a run since it was last read, and its "
     "state (running, awaiting_input or exited with its status).\","
     "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
@@ -45,7 +52,7 @@ static const char *const tools[] = {
                 "wait for input (default 0).") "},"
                                                "\"required\":[\"run_id\"]}}",
 
-    "{\"name\":\"bash_write\","
+    "{\"name\":\"bash_write\",\"title\":\"Type into a run\"," ACTS
     "\"description\":\"Write to a run's stdin (in PTY mode: typed, so "
     "send \\\"\\\\n\\\" to end a line), optionally close it, then return "
     "like bash_output.\","
@@ -61,7 +68,7 @@ static const char *const tools[] = {
                                                                   "\"input\"]}"
                                                                   "}",
 
-    "{\"name\":\"bash_kill\","
+    "{\"name\":\"bash_kill\",\"title\":\"Signal a run\"," ACTS
     "\"description\":\"Send a signal to every process of a run (default "
     "KILL), then return like bash_output.\","
     "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
@@ -69,7 +76,7 @@ static const char *const tools[] = {
     "signal name (INT, TERM, KILL, HUP...) or number.\"}},"
     "\"required\":[\"run_id\"]}}",
 
-    "{\"name\":\"bash_list\","
+    "{\"name\":\"bash_list\",\"title\":\"List the runs\"," READS
     "\"description\":\"The runs the server holds: id, command, state, "
     "elapsed milliseconds, bytes of output and the TCP ports it listens "
     "on.\","

@@ -23,8 +23,11 @@
 /* The input buffer holds one line of up to max_line bytes plus one read. */
 #define READ_SIZE 65536
 
-static const char *const protocol_versions[] = {"2025-06-18", "2025-03-26",
-                                                "2024-11-05"};
+/* The legacy era's versions, newest first: the newest answers a client
+ * that asks for one not in the list. */
+static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18",
+                                                "2025-03-26", "2024-11-05"};
+#define VERSION_COUNT (sizeof(protocol_versions) / sizeof(protocol_versions[0]))
 
 struct server {
     const struct mcp_config *cfg;
@@ -50,7 +53,7 @@ static json_t *initialize_result(json_t *params)
 {
     json_t *asked = json_object_get(params, "protocolVersion");
     const char *version = protocol_versions[0];
-    for (size_t i = 0; i < 3 && json_is_string(asked); i++)
+    for (size_t i = 0; i < VERSION_COUNT && json_is_string(asked); i++)
         if (strcmp(json_string_value(asked), protocol_versions[i]) == 0)
             version = protocol_versions[i];
     return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
@@ -99,8 +102,9 @@ static void handle_message(struct server *sv, const char *text, size_t len)
     json_t *id = json_object_get(msg, "id");
     json_t *method = json_object_get(msg, "method");
     json_t *version = json_object_get(msg, "jsonrpc");
-    bool id_ok = id == NULL || json_is_string(id) || json_is_integer(id) ||
-                 json_is_null(id);
+    /* A null id is not a request's (JSON-RPC 2.0 reserves it for replies
+     * to requests whose id could not be read). */
+    bool id_ok = id == NULL || json_is_string(id) || json_is_integer(id);
     if (!json_is_object(msg) || !json_is_string(version) ||
         strcmp(json_string_value(version), "2.0") != 0 || !id_ok ||
         !json_is_string(method) ||

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tools over the server's runs. Arguments that are not what the
- * schema says are a -32602 error; a call that cannot be carried out (an
- * unknown run, too many runs, a guard's rejection) is a tool error.
+ * schema says, and a call that cannot be carried out (an unknown run, too
+ * many runs, a guard's rejection), are tool errors; an unknown tool is a
+ * -32602 error.
  */
 #define _GNU_SOURCE
 #include "tool.h"
@@ -32,11 +33,13 @@ json_t *tool_descriptions(void)
     return catalog_tools();
 }
 
+/* Arguments a known tool cannot take: a tool error that says which, so
+ * that the model sees it and can correct the call (SEP-1303). */
 static void bad_params(json_t *id, const char *tool, const char *what)
 {
     char why[200];
     snprintf(why, sizeof(why), "%s: %s", tool, what);
-    rpc_error(id, RPC_INVALID_PARAMS, why);
+    rpc_result(id, reply_tool_error(why));
 }
 
 /* Reads the optional integer `key` (at least `min`) into `*v`; false

@@ -213,6 +213,9 @@ expect "--agent-env in a PTY keeps TERM" 0 "xterm\r\n" "" -- \
     run -p --agent-env -e TERM=xterm 'echo $TERM'
 expect "-i is an option of run" 125 "" \
     "bsh: check: unknown option '-i'\n" -- check -i true
+expect "mcp -C to a missing directory fails at start-up" 125 "" \
+    "bsh: mcp: cannot use working directory '/nonexistent-bsh': No such file or directory\n" -- \
+    mcp -C /nonexistent-bsh
 expect "mcp --max-runs needs a number from 1" 125 "" \
     "bsh: invalid max-runs '0': expected a number from 1 to 100000\n" -- \
     mcp --max-runs 0

@@ -163,7 +163,7 @@ test('idle_timeout_ms ends a silent call; --grace sends SIGTERM first', async ()
   assert.match(r.result.content[0].text,
     /^up\nbye\nstill running: sleep \(pid \d+, .*\)\ntimed out after 300 ms$/);
   s.call(3, { command: 'true', idle_timeout_ms: 0 });
-  assert.equal((await s.next()).error.code, -32602);
+  assert.equal((await s.next()).result.isError, true);
   s.close();
   await s.exited;
 });

@@ -14,7 +14,7 @@ const init = (id, version) => ({
 
 test('initialize negotiates the protocol version', async () => {
   const s = rawServer();
-  for (const v of ['2025-06-18', '2025-03-26', '2024-11-05']) {
+  for (const v of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
     s.send(init(1, v));
     const r = await s.next();
     assert.equal(r.result.protocolVersion, v);
@@ -22,7 +22,7 @@ test('initialize negotiates the protocol version', async () => {
     assert.equal(r.result.serverInfo.name, 'bsh');
   }
   s.send(init(2, '1999-01-01'));
-  assert.equal((await s.next()).result.protocolVersion, '2025-06-18');
+  assert.equal((await s.next()).result.protocolVersion, '2025-11-25');
   s.close();
   assert.equal(await s.exited, 0);
 });
@@ -41,8 +41,15 @@ test('JSON-RPC errors, and the server keeps serving', async () => {
   assert.equal((await s.next()).error.code, -32600);
   s.send([1, 2]);
   assert.equal((await s.next()).error.code, -32600);
+  s.send({ jsonrpc: '2.0', id: null, method: 'ping' });
+  r = await s.next();
+  assert.equal(r.id, null);
+  assert.equal(r.error.code, -32600);
+  // Bad arguments of a known tool are tool errors the model can read.
   s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'bash_run', arguments: { command: 42 } } });
-  assert.equal((await s.next()).error.code, -32602);
+  r = await s.next();
+  assert.equal(r.result.isError, true);
+  assert.match(r.result.content[0].text, /bash_run: needs arguments.command, a string/);
   s.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'nope', arguments: {} } });
   r = await s.next();
   assert.equal(r.error.code, -32602);
@@ -50,7 +57,13 @@ test('JSON-RPC errors, and the server keeps serving', async () => {
   s.send({ jsonrpc: '2.0', id: 6, method: 'tools/call' });
   assert.equal((await s.next()).error.code, -32602);
   s.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash_run', arguments: { command: 'true', timeout_ms: -1 } } });
-  assert.equal((await s.next()).error.code, -32602);
+  r = await s.next();
+  assert.equal(r.result.isError, true);
+  assert.match(r.result.content[0].text, /timeout_ms must be an integer >= 0/);
+  s.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'bash_output', arguments: { run_id: 'r99' } } });
+  r = await s.next();
+  assert.equal(r.result.isError, true);
+  assert.match(r.result.content[0].text, /no run 'r99'/);
   s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   s.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
   r = await s.next();

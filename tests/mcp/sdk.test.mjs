@@ -21,6 +21,9 @@ test('tools/list offers bash_run with its input schema, and the run tools', asyn
   for (const k of ['yield_ms', 'idle_timeout_ms']) assert.equal(tools[0].inputSchema.properties[k].type, 'integer');
   assert.equal(tools[0].inputSchema.properties.input.type, 'string');
   assert.deepEqual(tools[2].inputSchema.required, ['run_id', 'input']);
+  for (const t of tools) assert.ok(t.title && t.annotations, `${t.name} has a title and annotations`);
+  assert.equal(tools[0].annotations.destructiveHint, true);
+  assert.equal(tools[1].annotations.readOnlyHint, true);
   assert.equal(tools[0].inputSchema.type, 'object');
   assert.deepEqual(tools[0].inputSchema.required, ['command']);
   assert.equal(tools[0].inputSchema.properties.command.type, 'string');
