@@ -83,10 +83,68 @@ static const char *const tools[] = {
     "\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
 };
 
+#define INT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
+
+/* The end report (SPEC 5.3), as structuredContent.report carries it. */
+#define REPORT_SCHEMA                                                      \
+    "{\"type\":\"object\",\"properties\":{"                                \
+    "\"reason\":{\"type\":\"string\",\"enum\":[\"exit\",\"signal\","       \
+    "\"timeout\",\"idle\",\"cancel\",\"limit\"]},"                         \
+    "\"limit\":{\"type\":[\"string\",\"null\"]},"                          \
+    "\"exit_code\":" INT_OR_NULL ",\"signal\":" INT_OR_NULL ","            \
+    "\"wall_ms\":{\"type\":\"number\"},\"cpu_user_ms\":{\"type\":"         \
+    "\"number\"},\"cpu_sys_ms\":{\"type\":\"number\"},"                    \
+    "\"memory_peak_bytes\":" INT_OR_NULL ","                               \
+    "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":"  \
+    "\"integer\"},\"containment\":{\"type\":\"string\",\"enum\":"          \
+    "[\"cgroup\",\"subreaper\",\"session\"]},"                             \
+    "\"killed\":" INT_OR_NULL ",\"escaped\":" INT_OR_NULL ","              \
+    "\"diagnosis\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}," \
+    "\"required\":[\"reason\",\"wall_ms\",\"containment\"]}"
+
+/* What bash_run, bash_output, bash_write and bash_kill return. */
+static const char run_result_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"state\":{\"type\":\"string\",\"enum\":[\"running\","
+    "\"awaiting_input\",\"exited\"]},"
+    "\"run_id\":{\"type\":\"string\"},"
+    "\"input_kind\":{\"type\":\"string\",\"enum\":[\"password\",\"line\","
+    "\"raw\"]},"
+    "\"exit_code\":" INT_OR_NULL ",\"signal\":" INT_OR_NULL ","
+    "\"timed_out\":{\"type\":\"boolean\"},"
+    "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+    "\"truncated_bytes\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"error\":{\"type\":\"string\"},"
+    "\"report\":" REPORT_SCHEMA "},"
+    "\"required\":[\"exit_code\",\"signal\",\"timed_out\",\"stdout\","
+    "\"stderr\",\"truncated_bytes\"]}";
+
+static const char list_result_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"runs\":{\"type\":\"array\","
+    "\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"run_id\":{\"type\":\"string\"},\"command\":{\"type\":\"string\"},"
+    "\"state\":{\"type\":\"string\",\"enum\":[\"running\","
+    "\"awaiting_input\",\"exited\"]},"
+    "\"input_kind\":{\"type\":\"string\"},"
+    "\"elapsed_ms\":{\"type\":\"integer\"},"
+    "\"output_bytes\":{\"type\":\"integer\"},"
+    "\"ports\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}},"
+    "\"required\":[\"run_id\",\"command\",\"state\",\"elapsed_ms\","
+    "\"output_bytes\",\"ports\"]}}},"
+    "\"required\":[\"runs\"]}";
+
 json_t *catalog_tools(void)
 {
     json_t *list = json_array();
-    for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-        json_array_append_new(list, json_loads(tools[i], 0, NULL));
+    size_t n = sizeof(tools) / sizeof(tools[0]);
+    for (size_t i = 0; i < n; i++) {
+        json_t *tool = json_loads(tools[i], 0, NULL);
+        /* bash_list is last; the others answer about one run. */
+        json_object_set_new(
+            tool, "outputSchema",
+            json_loads(i + 1 < n ? run_result_schema : list_result_schema, 0,
+                       NULL));
+        json_array_append_new(list, tool);
+    }
     return list;
 }

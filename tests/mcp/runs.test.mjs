@@ -11,6 +11,10 @@ import { connect, gone, rawServer, waitForNumber } from './helpers.mjs';
 
 const client = await connect();
 const pty = await connect(['-p']);
+// After tools/list the SDK checks every structuredContent against the
+// tool's outputSchema.
+await client.listTools();
+await pty.listTools();
 after(async () => { await client.close(); await pty.close(); });
 
 const call = (c, name, args, options) => c.callTool({ name, arguments: args }, undefined, options);

@@ -58,7 +58,7 @@ class Session:
     def type(self, data):
         os.write(self.master, data.encode())
 
-    def wait(self, timeout=10.0):
+    def wait(self, timeout=10.0, kill=True):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             self.read_until("\0never", 0.05)
@@ -66,8 +66,9 @@ class Session:
             if pid:
                 self.status = os.waitstatus_to_exitcode(st)
                 return self.status
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
+        if kill:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
         return None
 
     def modes_restored(self):
@@ -104,8 +105,18 @@ ok(s.read_until("ready"), "ready")
 set_size(s.master, 50, 120)  # the kernel sends bsh SIGWINCH
 
 ok(s.read_until("50 120"), "resize followed (SIGWINCH)")
-s.type("\x03")
-ok(s.wait() == 130, "Ctrl-C reaches the command as SIGINT; bsh exits 130")
+# bash ends on SIGINT only when the command it waits for died of it too; a
+# Ctrl-C that lands while the trap's stty exits normally is shrugged off,
+# as at a real terminal. Press it again until the run ends.
+status = None
+for _ in range(20):
+    s.type("\x03")
+    status = s.wait(0.5, kill=False)
+    if status is not None:
+        break
+if status is None:
+    status = s.wait()
+ok(status == 130, "Ctrl-C reaches the command as SIGINT; bsh exits 130")
 ok(s.modes_restored(), "modes restored after Ctrl-C")
 s.close()
 
