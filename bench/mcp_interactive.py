@@ -4,7 +4,11 @@
 - the delay from a prompt appearing (the command writes its clock time
   just before it reads) to the `awaiting_input` reply reaching the client;
 - the memory the server holds per run (VmRSS growth over N held runs,
-  each a `sleep` that prints nothing).
+  each a `sleep` that prints nothing);
+- the round trip of `bash_run` `echo hi` (median of 200 sequential calls)
+  beside the bare spawn of `bash -c 'echo hi'` with its output read
+  (subprocess), alternating in blocks of 20, and their difference: the
+  server's own cost per call.
 Usage: bench/mcp_interactive.py PATH/TO/bsh [SAMPLES] [RUNS]"""
 import json, os, statistics, subprocess, sys, tempfile, time
 
@@ -67,7 +71,30 @@ def memory_per_run():
     return (after - before) / RUNS
 
 
+def round_trip(calls=200, block=20):
+    s = Server("--containment", "subreaper")
+    s.call("bash_run", {"command": "true"})
+    rtt, bare = [], []
+    for i in range(calls // block):
+        for first in ((0, 1) if i % 2 == 0 else (1, 0)):
+            for _ in range(block):
+                t0 = time.perf_counter()
+                if first == 0:
+                    r, _ = s.call("bash_run", {"command": "echo hi"})
+                    assert r["content"][0]["text"] == "hi\n"
+                    rtt.append((time.perf_counter() - t0) * 1000)
+                else:
+                    out = subprocess.run(["bash", "-c", "echo hi"], capture_output=True).stdout
+                    assert out == b"hi\n"
+                    bare.append((time.perf_counter() - t0) * 1000)
+    s.close()
+    return statistics.median(rtt), statistics.median(bare)
+
+
 d = prompt_delay()
 print(f"| prompt to awaiting_input (PTY, {SAMPLES} samples) | median {statistics.median(d):.0f} ms, "
       f"max {max(d):.0f} ms | < 500 ms |")
 print(f"| server memory per held run ({RUNS} silent runs) | {memory_per_run():.1f} KiB | < 64 KiB |")
+rtt, bare = round_trip()
+print(f"| bash_run `echo hi` round trip (median of 200) | {rtt:.2f} ms; bare spawn {bare:.2f} ms; "
+      f"server's own {rtt - bare:.2f} ms | < 0.5 ms |")
