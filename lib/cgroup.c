@@ -43,26 +43,12 @@ static char own_path[PATH_MAX];
 static int own_error; /* errno when it could not be found or opened */
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
-/* Reads a small /proc file whole; its length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    ssize_t n;
-    while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-        len += (size_t)n;
-    close(fd);
-    buf[len] = '\0';
-    return (ssize_t)len;
-}
-
 /* The cgroup2 mount point (with its root within the hierarchy). */
 static bool find_mount(char *point, size_t size, char *root, size_t rsize)
 {
     static char text[65536];
-    if (read_small("/proc/self/mountinfo", text, sizeof(text)) < 0)
+    if (bsh__read_file(AT_FDCWD, "/proc/self/mountinfo", text, sizeof(text)) <
+        0)
         return false;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char *dash = strstr(line, " - cgroup2 ");
@@ -81,7 +67,7 @@ static void find_own(void)
 {
     char text[4096], point[PATH_MAX], root[PATH_MAX];
     own_error = ENOENT;
-    if (read_small("/proc/self/cgroup", text, sizeof(text)) < 0 ||
+    if (bsh__read_file(AT_FDCWD, "/proc/self/cgroup", text, sizeof(text)) < 0 ||
         !find_mount(point, sizeof(point), root, sizeof(root)))
         return;
     char *line = strstr(text, "0::");
@@ -110,13 +96,7 @@ static void open_own(void)
 static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
                          char *buf, size_t size)
 {
-    int fd = openat(cg->dir, file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return n;
+    return bsh__read_file(cg->dir, file, buf, size);
 }
 
 /* ---- a pool of empty cgroups ------------------------------------------- */

@@ -84,6 +84,12 @@ int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid);
  * bsh__close(fd)` leaves no stale number behind. */
 int bsh__close(int fd);
 
+/* Reads the small file `path` (relative to `dirfd`, or AT_FDCWD) whole
+ * into `buf`, NUL-terminated, cut at `size` - 1 bytes: /proc and cgroup
+ * files. Its length, or -1 with errno when it cannot be opened or read
+ * (`buf` then holds what was read before). */
+ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size);
+
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */
 void bsh__format(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

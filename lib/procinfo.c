@@ -20,14 +20,8 @@ static bool read_stat(int pid, char *comm, size_t len, char *state, int *ppid,
 {
     char path[64], text[1024];
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (bsh__read_file(AT_FDCWD, path, text, sizeof(text)) <= 0)
         return false;
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    text[n] = '\0';
     char *open_paren = strchr(text, '('), *close_paren = strrchr(text, ')');
     if (open_paren == NULL || close_paren == NULL)
         return false;
@@ -63,12 +57,9 @@ bool bsh__proc_stat(int pid, char *state, int *pgrp)
 static int last_pid(void)
 {
     char text[32];
-    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
-    bsh__close(fd);
-    if (n <= 0)
+    if (bsh__read_file(AT_FDCWD, "/proc/sys/kernel/ns_last_pid", text,
+                       sizeof(text)) <= 0)
         return -1;
-    text[n] = '\0';
     return (int)strtol(text, NULL, 10);
 }
 
@@ -117,14 +108,18 @@ int bsh__session_pids(int sid, int *pids, int max)
 
 static void read_line(const char *path, char *out, size_t len)
 {
-    out[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, out, len - 1);
-    close(fd);
-    out[n > 0 ? n : 0] = '\0';
+    if (bsh__read_file(AT_FDCWD, path, out, len) < 0)
+        out[0] = '\0';
     out[strcspn(out, "\n")] = '\0';
+}
+
+bool bsh__proc_fd(int pid, long fd, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%ld", pid, fd);
+    ssize_t n = readlink(path, buf, size - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0;
 }
 
 bool bsh__proc_describe(int pid, struct bsh_proc_info *info)
@@ -140,10 +135,7 @@ bool bsh__proc_describe(int pid, struct bsh_proc_info *info)
     read_line(path, info->wchan, sizeof(info->wchan));
     if (strcmp(info->wchan, "0") == 0)
         info->wchan[0] = '\0'; /* running, not sleeping */
-    for (int fd = 0; fd < 3; fd++) {
-        snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-        ssize_t n = readlink(path, info->fds[fd], sizeof(info->fds[fd]) - 1);
-        info->fds[fd][n > 0 ? n : 0] = '\0';
-    }
+    for (int fd = 0; fd < 3; fd++)
+        bsh__proc_fd(pid, fd, info->fds[fd], sizeof(info->fds[fd]));
     return true;
 }

@@ -15,6 +15,10 @@ int bsh__session_pids(int sid, int *pids, int max);
 /* The state letter and process group of `pid`; false when it is gone. */
 bool bsh__proc_stat(int pid, char *state, int *pgrp);
 
+/* What fd `fd` of `pid` points to (its /proc link, cut to fit `size`);
+ * false, with "" in `buf`, when it is closed or the process is gone. */
+bool bsh__proc_fd(int pid, long fd, char *buf, size_t size);
+
 /* Fills `info` for process `pid`; false when it is gone. */
 bool bsh__proc_describe(int pid, struct bsh_proc_info *info);
 

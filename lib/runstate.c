@@ -21,30 +21,11 @@
 #include <termios.h>
 #include <unistd.h>
 
-/* Reads a small /proc file into `buf`; false when it cannot. */
-static bool read_small(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    return true;
-}
-
 /* Whether fd `fd` of `pid` is the terminal `tty`. */
 static bool fd_is(int pid, long fd, const char *tty)
 {
-    char path[64], link[128];
-    snprintf(path, sizeof(path), "/proc/%d/fd/%ld", pid, fd);
-    ssize_t n = readlink(path, link, sizeof(link) - 1);
-    if (n <= 0)
-        return false;
-    link[n] = '\0';
-    return strcmp(link, tty) == 0;
+    char link[128];
+    return bsh__proc_fd(pid, fd, link, sizeof(link)) && strcmp(link, tty) == 0;
 }
 
 static bool is_read_call(long nr)
@@ -81,7 +62,7 @@ static int syscall_reads(int pid, const char *tty)
 {
     char path[64], text[256];
     snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-    if (!read_small(path, text, sizeof(text)))
+    if (bsh__read_file(AT_FDCWD, path, text, sizeof(text)) <= 0)
         return -1;
     char *end;
     long nr = strtol(text, &end, 10);
@@ -100,7 +81,7 @@ static bool wchan_reads(int pid, const char *tty)
                                         "do_sys_poll", "ep_poll"};
     char path[64], text[64];
     snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-    if (!read_small(path, text, sizeof(text)))
+    if (bsh__read_file(AT_FDCWD, path, text, sizeof(text)) <= 0)
         return false;
     for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++)
         if (strcmp(text, waits[i]) == 0)

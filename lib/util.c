@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small helpers without a better home: the version and bounded formatting.
+ * Small helpers without a better home: the version, bounded formatting and
+ * reading a small file.
  */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -12,6 +15,28 @@ int bsh__close(int fd)
     if (fd >= 0)
         close(fd);
     return -1;
+}
+
+ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = 0;
+    ssize_t n = 0;
+    while (len + 1 < size) {
+        n = read(fd, buf + len, size - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    int saved = errno;
+    close(fd);
+    buf[len] = '\0';
+    errno = saved;
+    return n < 0 ? -1 : (ssize_t)len;
 }
 
 const char *bsh_version(void)
