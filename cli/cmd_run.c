@@ -292,14 +292,10 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
         o.pty_rows = st->term.rows;
         o.pty_cols = st->term.cols;
     }
-    struct bsh_env_var *env = NULL;
-    if (a->agent_env) {
-        env = agent_env_add(a->env, a->env_count, a->pty, &o.env_count);
-        if (env == NULL) {
-            render_error(st, "out of memory", "stream");
-            return EXIT_BSH_FAILED;
-        }
-        o.env = env;
+    struct bsh_env_var *env = a->agent_env ? agent_env_apply(&o) : NULL;
+    if (a->agent_env && env == NULL) {
+        render_error(st, "out of memory", "stream");
+        return EXIT_BSH_FAILED;
     }
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
@@ -334,7 +330,9 @@ static int final_status(struct run_state *st)
 
 int cmd_run(const struct cli_args *a)
 {
-    struct run_state st = {.args = a, .exit_status = EXIT_BSH_FAILED};
+    struct run_state st = {.args = a,
+                           .exit_status = EXIT_BSH_FAILED,
+                           .term = {.fd = -1, .winch_fd = -1}};
     int sfd = process_stop_signals();
     if (sfd < 0) {
         cli_error(strerror(errno));
@@ -344,8 +342,6 @@ int cmd_run(const struct cli_args *a)
     sink_open(&st.err, 2, SINK_LIMIT);
     /* Orphans of the run come to us, to be ended with it. */
     orphans_become_subreaper();
-    st.term.fd = -1;
-    st.term.winch_fd = -1;
     if (a->stdin_given) {
         st.forwarding = true;
         forward_init(&st.in, 0);

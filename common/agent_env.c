@@ -24,19 +24,20 @@ static const struct bsh_env_var profile[] = {
 
 #define PROFILE_COUNT (sizeof(profile) / sizeof(profile[0]))
 
-struct bsh_env_var *agent_env_add(const struct bsh_env_var *env, size_t count,
-                                  bool pty, size_t *out_count)
+struct bsh_env_var *agent_env_apply(struct bsh_run_opts *o)
 {
+    size_t count = o->env != NULL ? o->env_count : 0;
     struct bsh_env_var *all = calloc(PROFILE_COUNT + 1 + count, sizeof(*all));
     if (all == NULL)
         return NULL;
     size_t n = 0;
     for (size_t i = 0; i < PROFILE_COUNT; i++)
         all[n++] = profile[i];
-    if (!pty) /* a pipe is no terminal: tools should not draw */
+    if (!o->pty) /* a pipe is no terminal: tools should not draw */
         all[n++] = (struct bsh_env_var){"TERM", "dumb"};
     if (count > 0)
-        memcpy(all + n, env, count * sizeof(*env));
-    *out_count = n + count;
+        memcpy(all + n, o->env, count * sizeof(*o->env));
+    o->env = all;
+    o->env_count = n + count;
     return all;
 }

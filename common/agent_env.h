@@ -10,11 +10,11 @@
 
 #include <bsh/bsh.h>
 
-/* `env` (`count` variables) with the profile in front of it, so that a
- * variable the caller sets wins; TERM=dumb only when !pty. A new array
- * (free() it; the strings are static or the caller's), its length in
- * `*out_count`; NULL when out of memory. */
-struct bsh_env_var *agent_env_add(const struct bsh_env_var *env, size_t count,
-                                  bool pty, size_t *out_count);
+/* Puts the profile in front of `o`'s environment, so that a variable the
+ * caller sets wins; TERM=dumb only in pipe mode. Returns the new array,
+ * which `o->env` now points to (free() it after bsh_run(); the strings
+ * are static or the caller's), or NULL when out of memory (`o` as it
+ * was). */
+struct bsh_env_var *agent_env_apply(struct bsh_run_opts *o);
 
 #endif

@@ -28,14 +28,10 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     o.containment = cfg->containment;
     o.report = true;
     o.stdin_pipe = cfg->pty || rq->input != NULL || rq->keep_stdin;
-    struct bsh_env_var *env = NULL;
-    if (cfg->agent_env) {
-        env = agent_env_add(cfg->env, cfg->env_count, cfg->pty, &o.env_count);
-        if (env == NULL) {
-            snprintf(why, why_size, "out of memory");
-            return NULL;
-        }
-        o.env = env;
+    struct bsh_env_var *env = cfg->agent_env ? agent_env_apply(&o) : NULL;
+    if (cfg->agent_env && env == NULL) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
     }
     struct bsh_stream *s = NULL;
     struct bsh_error err;
