@@ -122,7 +122,6 @@ static struct call *add_call(struct registry *g, json_t *id, json_t *params,
     c->bytes_at_progress = r->bytes;
     c->next = g->calls;
     g->calls = c;
-    g->ncalls++;
     r->waited_on = true;
     return c;
 }
@@ -180,7 +179,6 @@ static bool answer_waiting(struct registry *g, struct mcp_run *r)
         struct call *c = *pp;
         if (c->run == r) {
             *pp = c->next;
-            g->ncalls--;
             bool ended = r->ended;
             answer(g, c, run_phase(r, 0));
             free_call(c);
@@ -441,7 +439,6 @@ void tool_cancel(struct registry *g, json_t *request_id)
             continue;
         }
         *pp = c->next;
-        g->ncalls--;
         c->run->waited_on = false;
         if (c->starts_run) { /* the call's command dies with it */
             bsh_stream_cancel(c->run->stream);
@@ -536,7 +533,6 @@ int tool_advance(struct registry *g)
         double ms = advance_call(g, c, &done);
         if (done) {
             *pp = c->next;
-            g->ncalls--;
             free_call(c);
         } else {
             soonest(&next, ms);
@@ -558,7 +554,6 @@ void tool_end_all(struct registry *g)
         g->calls = c->next;
         free_call(c);
     }
-    g->ncalls = 0;
     while (g->runs != NULL) {
         struct mcp_run *r = g->runs;
         g->runs = r->next;

@@ -34,7 +34,6 @@ struct registry {
     int nruns;
     unsigned next_number;
     struct call *calls;
-    int ncalls;
 };
 
 json_t *tool_descriptions(void);
