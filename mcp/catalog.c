@@ -133,7 +133,7 @@ static const char list_result_schema[] =
     "\"output_bytes\",\"ports\"]}}},"
     "\"required\":[\"runs\"]}";
 
-json_t *catalog_tools(void)
+json_t *catalog_tools(bool legacy_tasks)
 {
     json_t *list = json_array();
     size_t n = sizeof(tools) / sizeof(tools[0]);
@@ -144,6 +144,9 @@ json_t *catalog_tools(void)
             tool, "outputSchema",
             json_loads(i + 1 < n ? run_result_schema : list_result_schema, 0,
                        NULL));
+        if (legacy_tasks && i == 0) /* bash_run may run as a task */
+            json_object_set_new(tool, "execution",
+                                json_pack("{s:s}", "taskSupport", "optional"));
         json_array_append_new(list, tool);
     }
     return list;

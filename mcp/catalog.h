@@ -8,7 +8,10 @@
 
 #include <jansson.h>
 
-/* The array of tool descriptions (a new reference). */
-json_t *catalog_tools(void);
+#include <stdbool.h>
+
+/* The array of tool descriptions (a new reference); with `legacy_tasks`
+ * bash_run says it may run as a task of the 2025-11-25 kind. */
+json_t *catalog_tools(bool legacy_tasks);
 
 #endif

@@ -6,6 +6,7 @@
  * written to stdout.
  */
 #include "rpc.h"
+#include "era.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -53,17 +54,42 @@ static void write_line(json_t *msg)
     free(text);
 }
 
+/* The era of the request being answered: a modern one's results carry
+ * a resultType and the server's identity. */
+static bool answering_modern;
+
+bool rpc_answer_modern(bool modern)
+{
+    bool was = answering_modern;
+    answering_modern = modern;
+    return was;
+}
+
 void rpc_result(json_t *id, json_t *result)
 {
+    if (answering_modern)
+        era_mark_result(result);
     write_line(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
                          id != NULL ? id : json_null(), "result", result));
 }
 
+/* An error reply; `id` NULL when the request's id could not be read. The
+ * id is then left out: the current schemas (2025-11-25, 2026-07-28) take
+ * an error without one, and none takes `"id": null`. */
+void rpc_error_data(json_t *id, int code, const char *message, json_t *data)
+{
+    json_t *error = json_pack("{s:i, s:s}", "code", code, "message", message);
+    if (data != NULL)
+        json_object_set_new(error, "data", data);
+    json_t *msg = json_pack("{s:s, s:o}", "jsonrpc", "2.0", "error", error);
+    if (id != NULL)
+        json_object_set(msg, "id", id);
+    write_line(msg);
+}
+
 void rpc_error(json_t *id, int code, const char *message)
 {
-    write_line(json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-                         id != NULL ? id : json_null(), "error", "code", code,
-                         "message", message));
+    rpc_error_data(id, code, message, NULL);
 }
 
 void rpc_notify(const char *method, json_t *params)

@@ -17,6 +17,7 @@ enum {
     RPC_METHOD_NOT_FOUND = -32601,
     RPC_INVALID_PARAMS = -32602,
     RPC_SERVER_BUSY = -32000,
+    RPC_UNSUPPORTED_VERSION = -32022, /* modern era: data.supported */
 };
 
 /* rpc.c: queue one message line for stdout. Each takes ownership of the
@@ -29,6 +30,11 @@ void rpc_close(void);
 struct sink *rpc_sink(void);
 void rpc_result(json_t *id, json_t *result);
 void rpc_error(json_t *id, int code, const char *message);
+void rpc_error_data(json_t *id, int code, const char *message, json_t *data);
+
+/* Results from now on answer a request of the modern era (true) or the
+ * legacy one; returns what was set before. */
+bool rpc_answer_modern(bool modern);
 void rpc_notify(const char *method, json_t *params);
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -9,8 +9,11 @@
  * and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
+#include "catalog.h"
+#include "era.h"
 #include "orphans.h"
 #include "signal_read.h"
+#include "task.h"
 #include "tool.h"
 
 #include <errno.h>
@@ -22,12 +25,6 @@
 
 /* The input buffer holds one line of up to max_line bytes plus one read. */
 #define READ_SIZE 65536
-
-/* The legacy era's versions, newest first: the newest answers a client
- * that asks for one not in the list. */
-static const char *const protocol_versions[] = {"2025-11-25", "2025-06-18",
-                                                "2025-03-26", "2024-11-05"};
-#define VERSION_COUNT (sizeof(protocol_versions) / sizeof(protocol_versions[0]))
 
 struct server {
     const struct mcp_config *cfg;
@@ -49,36 +46,69 @@ struct server {
 /* How long ending the orphans of calls may take. */
 #define ORPHANS_MAX_MS 1000
 
+#define INSTRUCTIONS                                                      \
+    "bash_run runs a bash command line (bash -c) and returns its output " \
+    "and exit status."
+
 static json_t *initialize_result(json_t *params)
 {
-    json_t *asked = json_object_get(params, "protocolVersion");
-    const char *version = protocol_versions[0];
-    for (size_t i = 0; i < VERSION_COUNT && json_is_string(asked); i++)
-        if (strcmp(json_string_value(asked), protocol_versions[i]) == 0)
-            version = protocol_versions[i];
-    return json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s}, s:s}", "protocolVersion",
-                     version, "capabilities", "tools", "listChanged", 0,
-                     "serverInfo", "name", "bsh", "version", bsh_version(),
-                     "instructions",
-                     "bash_run runs a bash command line (bash -c) and "
-                     "returns its output and exit status.");
+    const char *version =
+        era_legacy_version(json_object_get(params, "protocolVersion"));
+    json_t *caps = json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+    if (strcmp(version, "2025-11-25") == 0) /* tasks came with it */
+        json_object_set_new(caps, "tasks",
+                            json_pack("{s:{}, s:{}, s:{s:{s:{}}}}", "list",
+                                      "cancel", "requests", "tools", "call"));
+    return json_pack("{s:s, s:o, s:{s:s, s:s}, s:s}", "protocolVersion",
+                     version, "capabilities", caps, "serverInfo", "name", "bsh",
+                     "version", bsh_version(), "instructions", INSTRUCTIONS);
 }
 
-static void dispatch(struct server *sv, const char *method, json_t *id,
-                     json_t *params)
+static json_t *discover_result(void)
+{
+    json_t *r = json_pack(
+        "{s:o, s:{s:{s:b}, s:{s:{}}}, s:s}", "supportedVersions",
+        era_supported_versions(), "capabilities", "tools", "listChanged", 0,
+        "extensions", TASKS_EXTENSION, "instructions", INSTRUCTIONS);
+    era_mark_cacheable(r);
+    return r;
+}
+
+static json_t *tools_list_result(bool modern)
+{
+    json_t *r = json_pack("{s:o}", "tools", catalog_tools(!modern));
+    if (modern)
+        era_mark_cacheable(r);
+    return r;
+}
+
+/* A modern request for a version the server does not speak. */
+static void unsupported_version(json_t *id, const char *asked)
+{
+    rpc_error_data(id, RPC_UNSUPPORTED_VERSION, "Unsupported protocol version",
+                   json_pack("{s:o, s:s}", "supported",
+                             era_supported_versions(), "requested", asked));
+}
+
+static void serve(struct server *sv, const char *method, json_t *id,
+                  json_t *params, bool modern)
 {
     bool request = id != NULL;
     if (strcmp(method, "initialize") == 0 && request) {
         rpc_result(id, initialize_result(params));
+    } else if (strcmp(method, "server/discover") == 0 && request) {
+        rpc_result(id, discover_result());
     } else if (strcmp(method, "ping") == 0 && request) {
         rpc_result(id, json_object());
     } else if (strcmp(method, "tools/list") == 0 && request) {
-        rpc_result(id, json_pack("{s:o}", "tools", tool_descriptions()));
+        rpc_result(id, tools_list_result(modern));
     } else if (strcmp(method, "tools/call") == 0 && request) {
         if (!json_is_object(params))
             rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs params");
         else
-            tool_call(&sv->runs, id, params);
+            tool_call(&sv->runs, id, params, modern);
+    } else if (strncmp(method, "tasks/", 6) == 0 && request) {
+        task_request(&sv->runs, method, id, params, modern);
     } else if (strcmp(method, "notifications/cancelled") == 0) {
         tool_cancel(&sv->runs, json_object_get(params, "requestId"));
     } else if (request) {
@@ -86,6 +116,23 @@ static void dispatch(struct server *sv, const char *method, json_t *id,
         snprintf(why, sizeof(why), "Method not found: %.100s", method);
         rpc_error(id, RPC_METHOD_NOT_FOUND, why);
     } /* other notifications, e.g. notifications/initialized: nothing to do */
+}
+
+/* A request is of the modern era when its _meta names a version (and
+ * server/discover is one even without); the rest is legacy. */
+static void dispatch(struct server *sv, const char *method, json_t *id,
+                     json_t *params)
+{
+    const char *asked = era_requested_version(params);
+    bool modern = asked != NULL || strcmp(method, "server/discover") == 0;
+    if (asked != NULL && !era_modern_supported(asked)) {
+        if (id != NULL)
+            unsupported_version(id, asked);
+        return;
+    }
+    bool was = rpc_answer_modern(modern);
+    serve(sv, method, id, params, modern);
+    rpc_answer_modern(was);
 }
 
 static void handle_message(struct server *sv, const char *text, size_t len)

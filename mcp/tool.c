@@ -7,9 +7,10 @@
  */
 #define _GNU_SOURCE
 #include "tool.h"
-#include "catalog.h"
+#include "era.h"
 #include "mono.h"
 #include "reply.h"
+#include "task.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -27,11 +28,6 @@
 
 /* The wait of bash_write and bash_kill when the call does not say. */
 #define SHORT_WAIT_MS 1000
-
-json_t *tool_descriptions(void)
-{
-    return catalog_tools();
-}
 
 /* Arguments a known tool cannot take: a tool error that says which, so
  * that the model sees it and can correct the call (SEP-1303). */
@@ -117,6 +113,7 @@ static struct call *add_call(struct registry *g, json_t *id, json_t *params,
     if (json_is_string(token) || json_is_integer(token))
         c->progress_token = json_incref(token);
     c->run = r;
+    c->modern = era_requested_version(params) != NULL;
     c->since_ms = c->last_progress_ms = mono_ms();
     c->return_at_ms = c->since_ms + (double)wait_ms;
     c->bytes_at_progress = r->bytes;
@@ -133,7 +130,7 @@ static void free_call(struct call *c)
     free(c);
 }
 
-static void drop_run(struct registry *g, struct mcp_run *r)
+void tool_drop_run(struct registry *g, struct mcp_run *r)
 {
     for (struct mcp_run **pp = &g->runs; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == r) {
@@ -150,10 +147,17 @@ static void drop_run(struct registry *g, struct mcp_run *r)
 static void answer(struct registry *g, struct call *c, enum run_phase phase)
 {
     struct mcp_run *r = c->run;
-    rpc_result(c->id, reply_for_run(r, phase));
+    bool was = rpc_answer_modern(c->modern);
     r->waited_on = false;
+    if (c->task_on_yield && phase != RUN_EXITED) {
+        task_start(g, c->id, r, NULL, true);
+        rpc_answer_modern(was);
+        return;
+    }
+    rpc_result(c->id, reply_for_run(r, phase));
+    rpc_answer_modern(was);
     if (phase == RUN_EXITED)
-        drop_run(g, r);
+        tool_drop_run(g, r);
 }
 
 static struct mcp_run *find_run(struct registry *g, json_t *id, json_t *rid)
@@ -255,9 +259,17 @@ static void bash_run(struct registry *g, json_t *id, json_t *params,
     r->next = g->runs;
     g->runs = r;
     g->nruns++;
+    json_t *task = json_object_get(params, "task");
+    if (json_is_object(task)) { /* legacy: the client asked for a task */
+        task_start(g, id, r, json_object_get(task, "ttl"), false);
+        return;
+    }
     struct call *c = add_call(g, id, params, r, yield_ms);
-    if (c != NULL)
+    if (c != NULL) {
         c->starts_run = true;
+        c->task_on_yield =
+            c->modern && era_client_has_extension(params, TASKS_EXTENSION);
+    }
 }
 
 static void bash_output(struct registry *g, json_t *id, json_t *params,
@@ -269,8 +281,33 @@ static void bash_output(struct registry *g, json_t *id, json_t *params,
         !integer_argument(id, "bash_output", args, "wait_ms", 0, &wait_ms))
         return;
     struct mcp_run *r = find_run(g, id, rid);
-    if (r != NULL)
+    struct task *t = r != NULL ? task_of_run(g, r) : NULL;
+    if (t != NULL) {
+        char why[200];
+        snprintf(why, sizeof(why),
+                 "run %s belongs to task %s: its output comes with the "
+                 "task's result",
+                 r->id, t->id);
+        tool_error(id, why);
+    } else if (r != NULL) {
         wait_on(g, id, params, r, wait_ms);
+    }
+}
+
+/* bash_write or bash_kill on a task's run: done, and said so at once;
+ * the output stays with the task. */
+static bool answered_for_task(struct registry *g, json_t *id, struct mcp_run *r,
+                              const char *done)
+{
+    struct task *t = task_of_run(g, r);
+    if (t == NULL)
+        return false;
+    char text[200];
+    snprintf(text, sizeof(text), "%s run %s; its output comes with task %s",
+             done, r->id, t->id);
+    rpc_result(id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+                             "text", text, "isError", 0));
+    return true;
 }
 
 static void bash_write(struct registry *g, json_t *id, json_t *params,
@@ -294,7 +331,8 @@ static void bash_write(struct registry *g, json_t *id, json_t *params,
         tool_error(id, why);
         return;
     }
-    wait_on(g, id, params, r, wait_ms);
+    if (!answered_for_task(g, id, r, "wrote to"))
+        wait_on(g, id, params, r, wait_ms);
 }
 
 /* "INT", "SIGINT", "int" or a number; 0 when not a signal. */
@@ -345,7 +383,8 @@ static void bash_kill(struct registry *g, json_t *id, json_t *params,
         return;
     if (!r->ended)
         bsh_stream_signal(r->stream, sig);
-    wait_on(g, id, params, r, SHORT_WAIT_MS);
+    if (!answered_for_task(g, id, r, "signalled"))
+        wait_on(g, id, params, r, SHORT_WAIT_MS);
 }
 
 /* The TCP ports a run's processes listen on (a dev server's, say). */
@@ -403,7 +442,7 @@ static void bash_list(struct registry *g, json_t *id)
     free(text);
 }
 
-void tool_call(struct registry *g, json_t *id, json_t *params)
+void tool_call(struct registry *g, json_t *id, json_t *params, bool modern)
 {
     json_t *name = json_object_get(params, "name");
     json_t *args = json_object_get(params, "arguments");
@@ -413,6 +452,14 @@ void tool_call(struct registry *g, json_t *id, json_t *params)
     }
     const char *n = json_string_value(name);
     bool whole = strlen(n) == json_string_length(name);
+    if (modern) /* no task parameter in the modern era */
+        json_object_del(params, "task");
+    if (json_object_get(params, "task") != NULL &&
+        !(whole && strcmp(n, "bash_run") == 0)) {
+        rpc_error(id, RPC_METHOD_NOT_FOUND,
+                  "Only bash_run can run as a task (execution.taskSupport)");
+        return;
+    }
     if (whole && strcmp(n, "bash_run") == 0) {
         bash_run(g, id, params, args);
     } else if (whole && strcmp(n, "bash_output") == 0) {
@@ -539,6 +586,7 @@ int tool_advance(struct registry *g)
             pp = &c->next;
         }
     }
+    soonest(&next, task_advance(g));
     double now = mono_ms();
     drop_forgotten(g, now);
     for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
@@ -549,6 +597,7 @@ int tool_advance(struct registry *g)
 
 void tool_end_all(struct registry *g)
 {
+    task_end_all(g);
     while (g->calls != NULL) {
         struct call *c = g->calls;
         g->calls = c->next;

@@ -23,7 +23,9 @@ struct call {
     double since_ms, return_at_ms, last_progress_ms;
     json_int_t last_progress;
     uint64_t bytes_at_progress;
-    bool starts_run; /* bash_run's own: a cancel kills the run */
+    bool starts_run;    /* bash_run's own: a cancel kills the run */
+    bool modern;        /* asked in the modern era */
+    bool task_on_yield; /* modern, tasks extension: a yield makes a task */
 };
 
 /* The runs and the calls on them. */
@@ -34,12 +36,16 @@ struct registry {
     int nruns;
     unsigned next_number;
     struct call *calls;
+    struct task *tasks;
+    unsigned next_task;
 };
 
-json_t *tool_descriptions(void);
+/* Handles a tools/call: answers it at once, adds a waiting call, or
+ * starts a task. `modern`: the request is of the modern era. */
+void tool_call(struct registry *g, json_t *id, json_t *params, bool modern);
 
-/* Handles a tools/call: answers it at once or adds a waiting call. */
-void tool_call(struct registry *g, json_t *id, json_t *params);
+/* Frees run `r` and takes it out of the registry. */
+void tool_drop_run(struct registry *g, struct mcp_run *r);
 
 /* notifications/cancelled: the call is dropped without a reply, and the
  * run it started is killed. */

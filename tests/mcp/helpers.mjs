@@ -1,10 +1,12 @@
 // Shared helpers for the MCP tests: where bsh is, a connected SDK client,
 // and a raw line-level peer for protocol tests.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Validator, validated } from './validate.mjs';
 
 export const BSH = process.env.BSH;
 if (!BSH) throw new Error('set BSH to the bsh executable');
@@ -13,8 +15,15 @@ export async function connect(args = []) {
   const transport = new StdioClientTransport({
     command: BSH, args: ['mcp', ...args], stderr: 'ignore',
   });
+  const validator = validated(transport);
   const client = new Client({ name: 'bsh-tests', version: '1.0.0' });
   await client.connect(transport);
+  // Closes, then fails if any message of the session broke its schema.
+  client.closeValidated = async () => {
+    await client.close();
+    if (validator.failure) throw validator.failure;
+    assert.ok(validator.count > 0, 'messages were checked');
+  };
   return client;
 }
 
@@ -40,9 +49,9 @@ export async function gone(pid, ms = 3000) {
   return !alive(pid);
 }
 
-// A raw peer: write lines, read parsed reply lines in order. `opts.shell`
-// runs shell words first (e.g. a ulimit), `opts.env` replaces the
-// environment.
+// A raw peer: write lines, read parsed reply lines in order, each checked
+// against the schemas of its era (validate.mjs). `opts.shell` runs shell
+// words first (e.g. a ulimit), `opts.env` replaces the environment.
 export function rawServer(args = [], opts = {}) {
   const child = opts.shell
     ? spawn('bash', ['-c', `${opts.shell}; exec "$0" mcp "$@"`, BSH, ...args],
@@ -50,6 +59,7 @@ export function rawServer(args = [], opts = {}) {
     : spawn(BSH, ['mcp', ...args], { stdio: ['pipe', 'pipe', 'ignore'], env: opts.env ?? process.env });
   const lines = [];
   const waiters = [];
+  const validator = new Validator();
   const rl = createInterface({ input: child.stdout });
   rl.on('line', (line) => {
     const w = waiters.shift();
@@ -59,12 +69,20 @@ export function rawServer(args = [], opts = {}) {
   return {
     child,
     exited,
-    send(obj) { child.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n'); },
+    validator,
+    send(obj) {
+      validator.sent(obj);
+      child.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
+    },
     next(ms = 5000) {
-      if (lines.length) return Promise.resolve(JSON.parse(lines.shift()));
+      const parse = (line) => { const m = JSON.parse(line); validator.received(m); return m; };
+      if (lines.length) return Promise.resolve(parse(lines.shift()));
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error('no reply in time')), ms);
-        waiters.push((line) => { clearTimeout(t); resolve(JSON.parse(line)); });
+        waiters.push((line) => {
+          clearTimeout(t);
+          try { resolve(parse(line)); } catch (e) { reject(e); }
+        });
       });
     },
     close() { child.stdin.end(); },

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { connect } from './helpers.mjs';
 
 const client = await connect();
-after(() => client.close());
+after(() => client.closeValidated());
 
 test('sleep 70: progress keeps the call alive; defaults return running, then the exit', async () => {
   const withProgress = (async () => {

@@ -18,7 +18,9 @@ test('initialize negotiates the protocol version', async () => {
     s.send(init(1, v));
     const r = await s.next();
     assert.equal(r.result.protocolVersion, v);
-    assert.deepEqual(r.result.capabilities, { tools: { listChanged: false } });
+    const tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    assert.deepEqual(r.result.capabilities, v === '2025-11-25'
+      ? { tools: { listChanged: false }, tasks } : { tools: { listChanged: false } });
     assert.equal(r.result.serverInfo.name, 'bsh');
   }
   s.send(init(2, '1999-01-01'));
@@ -31,7 +33,7 @@ test('JSON-RPC errors, and the server keeps serving', async () => {
   const s = rawServer();
   s.send('{not json');
   let r = await s.next();
-  assert.equal(r.id, null);
+  assert.equal('id' in r, false, 'an unknown id is left out, as the schemas want');
   assert.equal(r.error.code, -32700);
   s.send({ jsonrpc: '2.0', id: 'x', method: 'no/such/method' });
   r = await s.next();
@@ -43,7 +45,7 @@ test('JSON-RPC errors, and the server keeps serving', async () => {
   assert.equal((await s.next()).error.code, -32600);
   s.send({ jsonrpc: '2.0', id: null, method: 'ping' });
   r = await s.next();
-  assert.equal(r.id, null);
+  assert.equal('id' in r, false);
   assert.equal(r.error.code, -32600);
   // Bad arguments of a known tool are tool errors the model can read.
   s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'bash_run', arguments: { command: 42 } } });

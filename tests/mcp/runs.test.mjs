@@ -15,7 +15,7 @@ const pty = await connect(['-p']);
 // tool's outputSchema.
 await client.listTools();
 await pty.listTools();
-after(async () => { await client.close(); await pty.close(); });
+after(async () => { await client.closeValidated(); await pty.closeValidated(); });
 
 const call = (c, name, args, options) => c.callTool({ name, arguments: args }, undefined, options);
 const dir = mkdtempSync(join(tmpdir(), 'bsh-runs-'));

@@ -9,7 +9,7 @@ import { connect, gone } from './helpers.mjs';
 
 let client;
 before(async () => { client = await connect(); });
-after(async () => { await client.close(); });
+after(async () => { await client.closeValidated(); });
 
 const run = (command, extra = {}, options) =>
   client.callTool({ name: 'bash_run', arguments: { command, ...extra } }, undefined, options);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tasks (task.c): a bash_run whose result is fetched later, in both eras.
+ * Legacy (2025-11-25, experimental): the client asks for a task with
+ * `params.task`; tasks/get, tasks/result (waits for the end), tasks/list,
+ * tasks/cancel, and notifications/tasks/status on each change. Modern
+ * (2026-07-28, the io.modelcontextprotocol/tasks extension): the server
+ * turns a call that would yield into a task when the client declared the
+ * extension; tasks/get (the result inlined once ended), tasks/update
+ * (answers to the input requests of a PTY run waiting for input),
+ * tasks/cancel. Each task is a run of the server; cancelling a task kills
+ * its run.
+ */
+#ifndef BSH_MCP_TASK_H
+#define BSH_MCP_TASK_H
+
+#include "tool.h"
+
+enum task_status {
+    TASK_WORKING,
+    TASK_INPUT_REQUIRED,
+    TASK_COMPLETED,
+    TASK_FAILED,
+    TASK_CANCELLED,
+};
+
+struct task {
+    struct task *next;
+    char id[48];
+    struct mcp_run *run; /* until it ends or the task is cancelled */
+    enum task_status status;
+    bool modern;
+    json_t *result;  /* the tools/call result, once ended */
+    json_t *waiters; /* ids of tasks/result requests waiting for the end */
+    char created[32], updated[32];
+    double created_ms, updated_ms;
+    int64_t ttl_ms;
+    unsigned input_round; /* modern: the input request now shown */
+};
+
+/* Makes `r` (a run just started or still going) a task and answers the
+ * tools/call `id` with the task created. `ttl` is the legacy request's
+ * `params.task.ttl`, or NULL. */
+void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
+                bool modern);
+
+/* The tasks/... requests; `modern` is the era of the request. */
+void task_request(struct registry *g, const char *method, json_t *id,
+                  json_t *params, bool modern);
+
+/* Follows every task's run: status changes (notified in the legacy era),
+ * ends, waiting tasks/result requests, expiry. The ms until a task is
+ * next due, or -1. */
+double task_advance(struct registry *g);
+
+/* The task holding run `r`, or NULL. */
+struct task *task_of_run(struct registry *g, const struct mcp_run *r);
+
+void task_end_all(struct registry *g);
+
+#endif
