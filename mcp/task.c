@@ -265,7 +265,8 @@ static void list(struct registry *g, json_t *id)
 {
     json_t *tasks = json_array();
     for (struct task *t = g->tasks; t != NULL; t = t->next)
-        json_array_append_new(tasks, task_json(t));
+        if (!t->modern) /* the modern extension has no tasks/list */
+            json_array_append_new(tasks, task_json(t));
     rpc_result(id, json_pack("{s:o}", "tasks", tasks));
 }
 
