@@ -160,6 +160,34 @@ static int set_containment(struct cli_args *a, const char *s)
                        s != NULL ? s : "");
 }
 
+/* --sandbox (strict) or --sandbox=strict|best-effort. */
+static int set_sandbox(struct cli_args *a, const char *s)
+{
+    if (s == NULL || strcmp(s, "strict") == 0)
+        a->sandbox = BSH_SANDBOX_STRICT;
+    else if (strcmp(s, "best-effort") == 0)
+        a->sandbox = BSH_SANDBOX_BEST_EFFORT;
+    else
+        return usage_error(a,
+                           "invalid sandbox '%s': expected strict or "
+                           "best-effort",
+                           s);
+    return 0;
+}
+
+static int add_sandbox_write(struct cli_args *a, const char *dir)
+{
+    if (dir[0] == '\0')
+        return usage_error(a, "--sandbox-write needs a directory");
+    const char **grown = realloc(a->sandbox_write,
+                                 (a->sandbox_write_count + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return usage_error(a, "out of memory");
+    a->sandbox_write = grown;
+    a->sandbox_write[a->sandbox_write_count++] = dir;
+    return 0;
+}
+
 enum opt {
     OPT_CWD,
     OPT_ENV,
@@ -177,6 +205,9 @@ enum opt {
     OPT_NO_AGENT_ENV,
     OPT_YIELD,
     OPT_MAX_RUNS,
+    OPT_SANDBOX,
+    OPT_SANDBOX_WRITE,
+    OPT_SANDBOX_NET,
     OPT_NONE
 };
 
@@ -204,6 +235,9 @@ static const struct opt_spec opt_specs[] = {
     {"no-agent-env", OPT_NO_AGENT_ENV, 0, false},
     {"yield", OPT_YIELD, 0, true},
     {"max-runs", OPT_MAX_RUNS, 0, true},
+    {"sandbox-write", OPT_SANDBOX_WRITE, 0, true},
+    {"sandbox-net", OPT_SANDBOX_NET, 0, false},
+    {"sandbox", OPT_SANDBOX, 0, false}, /* an optional =MODE */
 };
 
 /* Which options each subcommand takes, as a bit per enum opt. */
@@ -211,7 +245,9 @@ static unsigned allowed_opts(enum cli_command c)
 {
     unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
                         1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE |
-                        1u << OPT_LIMIT | 1u << OPT_CONTAINMENT;
+                        1u << OPT_LIMIT | 1u << OPT_CONTAINMENT |
+                        1u << OPT_SANDBOX | 1u << OPT_SANDBOX_WRITE |
+                        1u << OPT_SANDBOX_NET;
     switch (c) {
     case CLI_RUN:
         return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT | 1u << OPT_STDIN |
@@ -220,6 +256,7 @@ static unsigned allowed_opts(enum cli_command c)
         return run_opts | 1u << OPT_KEEP_LOGS | 1u << OPT_NO_AGENT_ENV |
                1u << OPT_YIELD | 1u << OPT_MAX_RUNS;
     case CLI_CHECK:
+    case CLI_DOCTOR:
         return 1u << OPT_JSON;
     default:
         return 0;
@@ -244,7 +281,7 @@ static const struct opt_spec *find_opt(const char *arg,
             continue;
         if (arg[2 + n] == '\0')
             return o;
-        if (arg[2 + n] == '=' && o->takes_value) {
+        if (arg[2 + n] == '=' && (o->takes_value || o->opt == OPT_SANDBOX)) {
             *inline_value = arg + 3 + n;
             return o;
         }
@@ -297,6 +334,13 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return parse_ms(a, "yield", value, &a->yield_ms);
     case OPT_MAX_RUNS:
         return parse_count(a, "max-runs", value, &a->max_runs);
+    case OPT_SANDBOX:
+        return set_sandbox(a, value);
+    case OPT_SANDBOX_WRITE:
+        return add_sandbox_write(a, value);
+    case OPT_SANDBOX_NET:
+        a->sandbox_net = true;
+        return 0;
     case OPT_NONE:
         break;
     }
@@ -305,8 +349,9 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
 
 static const char *command_name(enum cli_command c)
 {
-    static const char *const names[] = {"", "run", "check", "patterns", "mcp"};
-    return c <= CLI_MCP ? names[c] : "";
+    static const char *const names[] = {"",         "run", "check",
+                                        "patterns", "mcp", "doctor"};
+    return c <= CLI_DOCTOR ? names[c] : "";
 }
 
 /* Applies the option at argv[*i] (advancing past its value, if any).
@@ -351,6 +396,12 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
             operand = arg;
         }
     }
+    if (a->sandbox == BSH_SANDBOX_OFF &&
+        (a->sandbox_write_count > 0 || a->sandbox_net))
+        return usage_error(a,
+                           "%s: --sandbox-write and --sandbox-net go with "
+                           "--sandbox",
+                           command_name(a->command));
     bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
     if (wants_command && operands == 0)
         return usage_error(a, "%s: missing COMMAND", command_name(a->command));
@@ -377,8 +428,9 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
     } words[] = {
         {"run", CLI_RUN},           {"check", CLI_CHECK},
         {"patterns", CLI_PATTERNS}, {"mcp", CLI_MCP},
-        {"--version", CLI_VERSION}, {"--help", CLI_HELP},
-        {"-h", CLI_HELP},           {"help", CLI_HELP},
+        {"doctor", CLI_DOCTOR},     {"--version", CLI_VERSION},
+        {"--help", CLI_HELP},       {"-h", CLI_HELP},
+        {"help", CLI_HELP},
     };
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(argv[1], words[i].word) == 0) {
@@ -400,6 +452,9 @@ void cli_args_release(struct cli_args *a)
         free(a->env_text[i]);
     free(a->env_text);
     free(a->env);
+    free(a->sandbox_write);
+    a->sandbox_write = NULL;
+    a->sandbox_write_count = 0;
     a->env_text = NULL;
     a->env = NULL;
     a->env_count = 0;
@@ -410,4 +465,11 @@ enum bsh_containment cli_engine_containment(const struct cli_args *a)
     return a->containment == CLI_CONTAIN_CGROUP ? BSH_CONTAIN_CGROUP
            : a->containment == CLI_CONTAIN_AUTO ? BSH_CONTAIN_AUTO
                                                 : BSH_CONTAIN_SESSION;
+}
+
+struct bsh_sandbox cli_engine_sandbox(const struct cli_args *a)
+{
+    struct bsh_sandbox sb = {a->sandbox, a->sandbox_write,
+                             a->sandbox_write_count, a->sandbox_net};
+    return sb;
 }

@@ -13,6 +13,7 @@ enum cli_command {
     CLI_CHECK,
     CLI_PATTERNS,
     CLI_MCP,
+    CLI_DOCTOR,
     CLI_VERSION,
     CLI_HELP,
 };
@@ -46,7 +47,11 @@ struct cli_args {
     bool agent_env;   /* the non-interactive profile (mcp: on by default) */
     int64_t yield_ms; /* mcp: when a call returns a run still going */
     bool yield_given;
-    int max_runs;    /* mcp: runs held at once; 0: the default */
+    int max_runs;                  /* mcp: runs held at once; 0: the default */
+    enum bsh_sandbox_mode sandbox; /* --sandbox[=best-effort] */
+    const char **sandbox_write;    /* --sandbox-write DIR, each */
+    size_t sandbox_write_count;
+    bool sandbox_net;
     char error[512]; /* the usage error, when cli_parse fails */
 };
 
@@ -59,5 +64,8 @@ void cli_args_release(struct cli_args *a);
 /* What the engine is asked for: the subreaper is the CLI's, so the engine
  * keeps to the session then. */
 enum bsh_containment cli_engine_containment(const struct cli_args *a);
+
+/* The sandbox the engine is asked for. */
+struct bsh_sandbox cli_engine_sandbox(const struct cli_args *a);
 
 #endif

@@ -53,7 +53,21 @@ int cmd_mcp(const struct cli_args *a)
         .grace_ms = a->grace_ms,
         .limits = a->limits,
         .containment = cli_engine_containment(a),
+        .sandbox = cli_engine_sandbox(a),
     };
+    /* A sandbox this kernel cannot give fails now, not every call. */
+    struct bsh_sandbox_report probe;
+    bsh_sandbox_probe(&cfg.sandbox, &probe);
+    if (a->sandbox == BSH_SANDBOX_STRICT && probe.missing != 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "mcp: sandbox: %s cannot be applied on this kernel (Landlock "
+                 "ABI %d); --sandbox=best-effort runs without it",
+                 bsh_sandbox_layer_name(probe.missing & -probe.missing),
+                 probe.landlock_abi);
+        cli_error(msg);
+        return EXIT_BSH_FAILED;
+    }
     /* A bad directory fails now, not every call later. */
     int bad = a->cwd != NULL && a->cwd[0] != '\0' ? directory_error(a->cwd) : 0;
     if (bad != 0) {

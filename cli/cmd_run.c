@@ -287,6 +287,7 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
     o.limits = a->limits;
     o.report = a->report;
     o.containment = cli_engine_containment(a);
+    o.sandbox = cli_engine_sandbox(a);
     o.stdin_pipe = a->stdin_given;
     if (st->term.fd >= 0) { /* the command's terminal starts at our size */
         o.pty_rows = st->term.rows;

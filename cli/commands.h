@@ -20,5 +20,6 @@ int cmd_run(const struct cli_args *a);
 int cmd_check(const struct cli_args *a);
 int cmd_patterns(void);
 int cmd_mcp(const struct cli_args *a);
+int cmd_doctor(const struct cli_args *a);
 
 #endif

@@ -18,6 +18,9 @@ static const char usage[] =
     "  bsh patterns                     list the critical patterns\n"
     "  bsh mcp [OPTIONS]                serve the bash_run tool over MCP "
     "(stdio)\n"
+    "  bsh doctor [--json]              what this machine offers for "
+    "containment\n"
+    "                                   and the sandbox\n"
     "  bsh --version | --help\n"
     "\n"
     "Options of run and mcp:\n"
@@ -33,6 +36,11 @@ static const char usage[] =
     "  -l, --limit NAME=VALUE limit memory, pids, cpu (s), fsize or output\n"
     "                         (bytes take K, M, G); repeatable\n"
     "      --containment HOW  auto (default), cgroup or subreaper\n"
+    "      --sandbox[=MODE]   confine the run: write only in its directory,\n"
+    "                         /tmp and $TMPDIR, no network, no privileges;\n"
+    "                         MODE strict (default) or best-effort\n"
+    "      --sandbox-write DIR  also writable (repeatable)\n"
+    "      --sandbox-net      keep the network in the sandbox\n"
     "      --report           (run) the end report after the status\n"
     "  -i, --stdin            (run) bsh's stdin is the command's; with -p on\n"
     "                         a terminal: raw mode, size followed\n"
@@ -77,6 +85,9 @@ int main(int argc, char **argv)
             break;
         case CLI_MCP:
             status = cmd_mcp(&a);
+            break;
+        case CLI_DOCTOR:
+            status = cmd_doctor(&a);
             break;
         case CLI_VERSION:
             status = print_text("bsh " BSH_VERSION_STRING "\n");

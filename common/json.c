@@ -120,6 +120,30 @@ const char *report_containment(const struct bsh_report *r, bool subreaper)
                                                 : "session";
 }
 
+/* Each layer of a run's sandbox: "applied", "missing" or "off". */
+static const char *layer_state(const struct bsh_sandbox_report *sb,
+                               unsigned layer)
+{
+    return sb->applied & layer   ? "applied"
+           : sb->missing & layer ? "missing"
+                                 : "off";
+}
+
+static void put_sandbox(struct text *t, const struct bsh_sandbox_report *sb)
+{
+    if (sb->mode == BSH_SANDBOX_OFF) {
+        put(t, ",\"sandbox\":null");
+        return;
+    }
+    put(t, ",\"sandbox\":{\"mode\":\"%s\",\"landlock_abi\":%d,\"layers\":{",
+        sb->mode == BSH_SANDBOX_STRICT ? "strict" : "best-effort",
+        sb->landlock_abi);
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        put(t, "%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
+            layer_state(sb, 1u << i));
+    put(t, "}}");
+}
+
 char *report_json(const struct bsh_report *r, const char *containment)
 {
     struct text t = {malloc(512), 0, 512};
@@ -147,7 +171,9 @@ char *report_json(const struct bsh_report *r, const char *containment)
         put(&t, "%s", i ? "," : "");
         put_proc(&t, &r->diagnosis[i]);
     }
-    put(&t, "]}");
+    put(&t, "]");
+    put_sandbox(&t, &r->sandbox);
+    put(&t, "}");
     return t.buf;
 }
 
@@ -179,6 +205,13 @@ char *report_text(const struct bsh_report *r, const char *containment)
         const struct bsh_proc_info *p = &r->diagnosis[i];
         put(&t, "%s %d %s (%c%s%s)", i ? "," : "; was running:", p->pid,
             p->comm, p->state, p->wchan[0] ? " in " : "", p->wchan);
+    }
+    if (r->sandbox.mode != BSH_SANDBOX_OFF) {
+        put(&t, "; sandbox %s:",
+            r->sandbox.mode == BSH_SANDBOX_STRICT ? "strict" : "best-effort");
+        for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+            put(&t, " %s %s", bsh_sandbox_layer_name(1u << i),
+                layer_state(&r->sandbox, 1u << i));
     }
     return t.buf;
 }

@@ -17,17 +17,20 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,6 +102,39 @@ CHILD_CODE static long open_stdin(int *err, const struct bsh__child_plan *p)
     return rc;
 }
 
+#define LANDLOCK_LAYERS \
+    (BSH_LAYER_LANDLOCK_FS | BSH_LAYER_LANDLOCK_NET | BSH_LAYER_LANDLOCK_SCOPE)
+
+/* One layer: done, or marked failed (in strict mode: the child fails). */
+CHILD_CODE static bool layer(struct bsh__sandbox *b, unsigned bits, long rc,
+                             int *err)
+{
+    if (rc >= 0)
+        return true;
+    b->failed |= b->planned & bits;
+    b->error = errno;
+    *err = errno;
+    return !b->strict;
+}
+
+/* The sandbox, last before bash: no new privileges (which the other two
+ * need without CAP_SYS_ADMIN), the Landlock ruleset, the seccomp filter.
+ * False when strict mode must fail. */
+CHILD_CODE static bool confine(struct bsh__sandbox *b, int *err)
+{
+    return layer(b, BSH_LAYER_NO_NEW_PRIVS,
+                 syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L),
+                 err) &&
+           (b->ruleset_fd < 0 ||
+            layer(b, LANDLOCK_LAYERS,
+                  syscall(SYS_landlock_restrict_self, b->ruleset_fd, 0L),
+                  err)) &&
+           (b->prog.len == 0 ||
+            layer(b, BSH_LAYER_SECCOMP,
+                  syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, &b->prog),
+                  err));
+}
+
 /* What the child needs, and where it reports a failure. */
 struct child_job {
     const struct bsh__child_plan *plan;
@@ -130,10 +166,14 @@ CHILD_CODE static int run_child(void *arg)
         goto fail;
     if (p->cwd != NULL && sys(&err, SYS_chdir, (long)p->cwd, 0, 0, 0) < 0)
         goto fail;
+    /* Before the fds are closed: the ruleset is one of them. */
+    if (p->place->sandbox != NULL && !confine(p->place->sandbox, &err))
+        goto fail;
     if (set_limit(&err, RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
         set_limit(&err, RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0 ||
         sys(&err, SYS_close_range, 3, ~0U, 0, 0) < 0)
         goto fail;
+
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
     exec_bash(job->path, p->argv, p->envp != NULL ? p->envp : environ, &err);
 fail:

@@ -41,9 +41,10 @@ struct bsh__spawn_error {
 /* Where a child goes beyond the common recipe: its own cgroup and its
  * resource limits. */
 struct bsh__placement {
-    int cgroup_dir;      /* -1: the child stays in ours */
-    int64_t cpu_seconds; /* RLIMIT_CPU; 0: none */
-    int64_t fsize_bytes; /* RLIMIT_FSIZE; 0: none */
+    int cgroup_dir;               /* -1: the child stays in ours */
+    int64_t cpu_seconds;          /* RLIMIT_CPU; 0: none */
+    int64_t fsize_bytes;          /* RLIMIT_FSIZE; 0: none */
+    struct bsh__sandbox *sandbox; /* NULL: none (sandbox.h) */
 };
 
 /* The run's command line and where it runs. */

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "graveyard.h"
+#include "sandbox.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -100,10 +101,22 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     struct bsh__started sp = {-1, -1, -1, -1, o->pty};
     struct bsh__spawn_error why;
     struct bsh__placement place = {-1, o->limits.cpu_seconds,
-                                   o->limits.fsize_bytes};
+                                   o->limits.fsize_bytes, NULL};
     if (!contain(s, o, &place)) {
         free(envp);
         return;
+    }
+    struct bsh__sandbox box;
+    char sandbox_why[BSH_ERROR_MAX - 32];
+    if (o->sandbox.mode != BSH_SANDBOX_OFF) {
+        if (bsh__sandbox_prepare(&box, &o->sandbox, cwd, envp, sandbox_why,
+                                 sizeof(sandbox_why)) < 0) {
+            bsh__sandbox_release(&box);
+            free(envp);
+            bsh__stream_fail(s, BSH_ERR_SANDBOX, "%s", sandbox_why);
+            return;
+        }
+        place.sandbox = &box;
     }
     struct bsh__launch launch = {
         o->command,
@@ -116,6 +129,18 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     int rc = o->pty ? bsh__spawn_pty(&launch, &sp, &why)
                     : bsh__spawn_pipes(&launch, &sp, &why);
     free(envp);
+    if (place.sandbox != NULL) {
+        bsh__sandbox_settle(&box);
+        s->report.sandbox = box.report;
+        bsh__sandbox_release(&box);
+        if (rc < 0 && box.strict && box.failed != 0) {
+            bsh__stream_fail(s, BSH_ERR_SANDBOX,
+                             "sandbox: %s could not be applied: %s",
+                             bsh_sandbox_layer_name(box.failed & -box.failed),
+                             strerror(box.error));
+            return;
+        }
+    }
     if (rc < 0) {
         bsh__stream_fail(s, why.kind, "%s", why.text);
         return;
@@ -162,7 +187,9 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
         o->idle_timeout_ms < 0 || o->grace_ms < 0 || !env_values_present(o) ||
         !limits_valid(&o->limits) || o->pty_rows < 0 || o->pty_cols < 0 ||
         o->pty_rows > 0xffff || o->pty_cols > 0xffff ||
-        (unsigned)o->containment > BSH_CONTAIN_SESSION)
+        (unsigned)o->containment > BSH_CONTAIN_SESSION ||
+        (unsigned)o->sandbox.mode > BSH_SANDBOX_BEST_EFFORT ||
+        (o->sandbox.write_dirs == NULL && o->sandbox.write_count > 0))
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,7 +142,7 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
 static bool needs_clone(const struct bsh__placement *place)
 {
     return place->cgroup_dir >= 0 || place->cpu_seconds > 0 ||
-           place->fsize_bytes > 0;
+           place->fsize_bytes > 0 || place->sandbox != NULL;
 }
 
 /* Spawns `bash -c command`; returns posix_spawn's error number or 0. */
@@ -264,6 +265,7 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
      * session's controlling terminal. */
     struct bsh__child_plan io = {slave,  O_RDWR, -1,      0,       0,
                                  l->cwd, NULL,   l->envp, l->place};
+    bsh__sandbox_allow_file(l->place->sandbox, slave); /* its terminal */
     int rc = spawn_bash(&io, l->command, &sp->pid);
     if (rc != 0) {
         explain_failure(rc, l->cwd, "failed to spawn command in pty", why);

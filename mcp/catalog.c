@@ -86,20 +86,21 @@ static const char *const tools[] = {
 #define INT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
 
 /* The end report (SPEC 5.3), as structuredContent.report carries it. */
-#define REPORT_SCHEMA                                                      \
-    "{\"type\":\"object\",\"properties\":{"                                \
-    "\"reason\":{\"type\":\"string\",\"enum\":[\"exit\",\"signal\","       \
-    "\"timeout\",\"idle\",\"cancel\",\"limit\"]},"                         \
-    "\"limit\":{\"type\":[\"string\",\"null\"]},"                          \
-    "\"exit_code\":" INT_OR_NULL ",\"signal\":" INT_OR_NULL ","            \
-    "\"wall_ms\":{\"type\":\"number\"},\"cpu_user_ms\":{\"type\":"         \
-    "\"number\"},\"cpu_sys_ms\":{\"type\":\"number\"},"                    \
-    "\"memory_peak_bytes\":" INT_OR_NULL ","                               \
-    "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":"  \
-    "\"integer\"},\"containment\":{\"type\":\"string\",\"enum\":"          \
-    "[\"cgroup\",\"subreaper\",\"session\"]},"                             \
-    "\"killed\":" INT_OR_NULL ",\"escaped\":" INT_OR_NULL ","              \
-    "\"diagnosis\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}," \
+#define REPORT_SCHEMA                                                     \
+    "{\"type\":\"object\",\"properties\":{"                               \
+    "\"reason\":{\"type\":\"string\",\"enum\":[\"exit\",\"signal\","      \
+    "\"timeout\",\"idle\",\"cancel\",\"limit\"]},"                        \
+    "\"limit\":{\"type\":[\"string\",\"null\"]},"                         \
+    "\"exit_code\":" INT_OR_NULL ",\"signal\":" INT_OR_NULL ","           \
+    "\"wall_ms\":{\"type\":\"number\"},\"cpu_user_ms\":{\"type\":"        \
+    "\"number\"},\"cpu_sys_ms\":{\"type\":\"number\"},"                   \
+    "\"memory_peak_bytes\":" INT_OR_NULL ","                              \
+    "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":" \
+    "\"integer\"},\"containment\":{\"type\":\"string\",\"enum\":"         \
+    "[\"cgroup\",\"subreaper\",\"session\"]},"                            \
+    "\"killed\":" INT_OR_NULL ",\"escaped\":" INT_OR_NULL ","             \
+    "\"diagnosis\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}," \
+    "\"sandbox\":{\"type\":[\"object\",\"null\"]}},"                      \
     "\"required\":[\"reason\",\"wall_ms\",\"containment\"]}"
 
 /* What bash_run, bash_output, bash_write and bash_kill return. */

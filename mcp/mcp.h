@@ -27,6 +27,7 @@ struct mcp_config {
     int64_t grace_ms;                 /* SIGTERM first, SIGKILL after this; 0 */
     struct bsh_limits limits;         /* of every call */
     enum bsh_containment containment; /* of every call */
+    struct bsh_sandbox sandbox;       /* of every call */
     /* The server is the child subreaper of its calls: orphans that left
      * a call's session are killed once no call runs (a cgroup per call
      * ends them with the call itself). */

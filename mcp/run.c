@@ -26,6 +26,7 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     o.grace_ms = cfg->grace_ms;
     o.limits = cfg->limits;
     o.containment = cfg->containment;
+    o.sandbox = cfg->sandbox;
     o.report = true;
     o.stdin_pipe = cfg->pty || rq->input != NULL || rq->keep_stdin;
     struct bsh_env_var *env = cfg->agent_env ? agent_env_apply(&o) : NULL;

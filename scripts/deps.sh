@@ -3,9 +3,9 @@
 # Usage: scripts/deps.sh [build|test]   (default: test, which is a superset)
 set -euo pipefail
 
-build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev)
+build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev)
 test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
-    python3 procps util-linux curl vim-tiny)
+    python3 procps util-linux curl vim-tiny gdb git)
 
 want=("${build_pkgs[@]}")
 [ "${1:-test}" = test ] && want+=("${test_pkgs[@]}")

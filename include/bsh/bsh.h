@@ -71,6 +71,7 @@ enum bsh_error_kind {
     BSH_ERR_KILL,      /* the run could not be killed; it was left running */
     BSH_ERR_RESOURCES, /* out of file descriptors, processes or memory */
     BSH_ERR_CONTAIN,   /* the containment or a limit asked for cannot be had */
+    BSH_ERR_SANDBOX,   /* a sandbox layer asked for cannot be applied */
 };
 
 /** The longest message a bsh_error holds, with its NUL. */
@@ -167,6 +168,65 @@ struct bsh_limits {
                              every byte up to the limit delivered */
 };
 
+/** How a run is confined (SPEC 8). */
+enum bsh_sandbox_mode {
+    BSH_SANDBOX_OFF = 0,
+    /* Every layer, or the run fails before anything starts
+     * (BSH_ERR_SANDBOX, naming the layer). */
+    BSH_SANDBOX_STRICT,
+    /* What this kernel offers; the report lists each layer as applied,
+     * missing or off. */
+    BSH_SANDBOX_BEST_EFFORT,
+};
+
+/** The layers of the sandbox, as bits of bsh_sandbox_report. */
+enum bsh_sandbox_layer {
+    /* PR_SET_NO_NEW_PRIVS: setuid and file capabilities give nothing. */
+    BSH_LAYER_NO_NEW_PRIVS = 1u << 0,
+    /* Landlock on files (ABI 3: writing, making, removing, renaming,
+     * linking, truncating): write only in the writable places. */
+    BSH_LAYER_LANDLOCK_FS = 1u << 1,
+    /* Landlock on TCP (ABI 4): no bind, no connect. */
+    BSH_LAYER_LANDLOCK_NET = 1u << 2,
+    /* Landlock scopes (ABI 6): no signal, no abstract Unix socket to
+     * anything outside the run. */
+    BSH_LAYER_LANDLOCK_SCOPE = 1u << 3,
+    /* A seccomp filter: no IPv4/IPv6/packet sockets, mounts, namespaces,
+     * kernel modules, BPF, TIOCSTI, chown, setuid modes. */
+    BSH_LAYER_SECCOMP = 1u << 4,
+};
+#define BSH_SANDBOX_LAYERS 5
+
+/** What a sandbox confines (see SPEC 8 and the README). */
+struct bsh_sandbox {
+    enum bsh_sandbox_mode mode;
+    /* Writable besides the working directory, /tmp and $TMPDIR. */
+    const char *const *write_dirs;
+    size_t write_count;
+    bool allow_net; /* TCP and IPv4/IPv6 sockets as without a sandbox */
+};
+
+/** What a run's sandbox is made of: a bit per bsh_sandbox_layer. */
+struct bsh_sandbox_report {
+    enum bsh_sandbox_mode mode; /* BSH_SANDBOX_OFF: the run had none */
+    int landlock_abi;           /* the kernel's, 0 without Landlock */
+    unsigned applied;           /* in force in the run's processes */
+    unsigned missing;           /* asked for, not to be had here */
+    unsigned off;               /* not asked for (allow_net) */
+};
+
+/** The name of one layer ("no_new_privs", "landlock_fs", ...). */
+BSH_API const char *bsh_sandbox_layer_name(unsigned layer);
+
+/** The Landlock ABI version this kernel offers, 0 when none. */
+BSH_API int bsh_landlock_abi(void);
+
+/** What `sandbox` would be made of on this kernel: `applied` holds the
+ *  layers a run would get, `missing` those it cannot have (strict mode
+ *  then fails every run), `off` those not asked for. */
+BSH_API void bsh_sandbox_probe(const struct bsh_sandbox *sandbox,
+                               struct bsh_sandbox_report *out);
+
 /**
  * What to run. Everything is borrowed and only needs to persist until
  * bsh_run() returns. Start from bsh_run_opts_init() (or BSH_RUN_OPTS_INIT)
@@ -204,6 +264,8 @@ struct bsh_run_opts {
     bool stdin_pipe;
     /* The PTY's size; 0: BSH_PTY_ROWS x BSH_PTY_COLS. */
     int pty_rows, pty_cols;
+    /* Confinement of the run's processes; mode BSH_SANDBOX_OFF: none. */
+    struct bsh_sandbox sandbox;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -461,6 +523,7 @@ struct bsh_report {
     int escaped; /* processes known to be alive after the end; -1 unknown */
     const struct bsh_proc_info *diagnosis; /* at an ended run, else none */
     size_t diagnosis_count;
+    struct bsh_sandbox_report sandbox;
 };
 
 /** The run's report, or NULL before its status item. Owned by the stream. */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `bsh doctor [--json]`: what this machine offers bsh, each fact probed
+ * (never guessed from a version number), and so which containment and
+ * which sandbox layers runs get. The last two come from real runs of
+ * `true`: the report of a run says what was used, so doctor cannot claim
+ * more than a run gets.
+ */
+#define _GNU_SOURCE
+#include "commands.h"
+#include "json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+struct facts {
+    char kernel[65];
+    int landlock_abi;
+    bool seccomp;
+    char cgroup_path[512]; /* this process's cgroup v2 directory, or "" */
+    bool cgroup_writable;
+    char controllers[256]; /* the cgroup's cgroup.controllers */
+    long userns_max;       /* user.max_user_namespaces, -1 unknown */
+    long userns_unpriv;    /* kernel.unprivileged_userns_clone, -1 absent */
+    bool pidfd, close_range;
+    const char *containment;           /* what a run gets */
+    struct bsh_sandbox_report sandbox; /* what a best-effort run gets */
+};
+
+static long read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* Reads one line of `path` into `buf`, without its newline. */
+static void read_line(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    if (fgets(buf, (int)size, f) != NULL)
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+/* The cgroup v2 directory of this process: the "0::" line of
+ * /proc/self/cgroup under the cgroup2 mount. */
+static void find_cgroup(struct facts *f)
+{
+    char line[512], mount[256] = "", rel[256] = "";
+    FILE *m = fopen("/proc/self/mountinfo", "r");
+    while (m != NULL && fgets(line, sizeof(line), m) != NULL) {
+        char *sep = strstr(line, " - cgroup2 ");
+        char point[256];
+        if (sep != NULL && sscanf(line, "%*s %*s %*s %*s %255s", point) == 1) {
+            snprintf(mount, sizeof(mount), "%s", point);
+            break;
+        }
+    }
+    if (m != NULL)
+        fclose(m);
+    FILE *c = fopen("/proc/self/cgroup", "r");
+    while (c != NULL && fgets(line, sizeof(line), c) != NULL)
+        if (strncmp(line, "0::", 3) == 0 && sscanf(line + 3, "%255s", rel) == 1)
+            break;
+    if (c != NULL)
+        fclose(c);
+    if (mount[0] == '\0')
+        return;
+    snprintf(f->cgroup_path, sizeof(f->cgroup_path), "%s%s", mount,
+             strcmp(rel, "/") == 0 ? "" : rel);
+    f->cgroup_writable = access(f->cgroup_path, W_OK) == 0;
+    char path[600];
+    snprintf(path, sizeof(path), "%s/cgroup.controllers", f->cgroup_path);
+    read_line(path, f->controllers, sizeof(f->controllers));
+}
+
+/* A run of `true`: its report says what a run gets. */
+static void try_run(struct facts *f)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "true";
+    o.report = true;
+    o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    f->containment = "unknown (a run failed)";
+    if (bsh_run(&o, &s, &err) != BSH_OK)
+        return;
+    struct bsh_item item;
+    while (bsh_stream_next(s, &item) == 1)
+        ;
+    const struct bsh_report *r = bsh_stream_report(s);
+    if (r != NULL) {
+        f->containment =
+            r->containment == BSH_CONTAIN_CGROUP ? "cgroup" : "subreaper";
+        f->sandbox = r->sandbox;
+    }
+    bsh_stream_free(s);
+}
+
+static void gather(struct facts *f)
+{
+    struct utsname u;
+    memset(f, 0, sizeof(*f));
+    snprintf(f->kernel, sizeof(f->kernel), "%s",
+             uname(&u) == 0 ? u.release : "?");
+    f->landlock_abi = bsh_landlock_abi();
+    struct bsh_sandbox sb = {BSH_SANDBOX_BEST_EFFORT, NULL, 0, false};
+    struct bsh_sandbox_report probe;
+    bsh_sandbox_probe(&sb, &probe);
+    f->seccomp = (probe.applied & BSH_LAYER_SECCOMP) != 0;
+    find_cgroup(f);
+    f->userns_max = read_number("/proc/sys/user/max_user_namespaces");
+    f->userns_unpriv =
+        read_number("/proc/sys/kernel/unprivileged_userns_clone");
+    int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    f->pidfd = fd >= 0;
+    if (fd >= 0)
+        close(fd);
+    f->close_range = syscall(SYS_close_range, ~0U, ~0U, 0) == 0;
+    try_run(f);
+}
+
+static const char *layer_state(const struct bsh_sandbox_report *sb,
+                               unsigned layer)
+{
+    return sb->applied & layer   ? "applied"
+           : sb->missing & layer ? "missing"
+                                 : "off";
+}
+
+static void print_text(const struct facts *f)
+{
+    printf("bsh %s on Linux %s\n", bsh_version(), f->kernel);
+    printf("landlock: ABI %d%s\n", f->landlock_abi,
+           f->landlock_abi == 0 ? " (none)" : "");
+    printf("seccomp filters: %s\n", f->seccomp ? "yes" : "no");
+    if (f->cgroup_path[0] != '\0')
+        printf("cgroup v2: %s, %s, controllers: %s\n", f->cgroup_path,
+               f->cgroup_writable ? "writable" : "not writable",
+               f->controllers[0] ? f->controllers : "none");
+    else
+        printf("cgroup v2: not mounted\n");
+    printf("user namespaces: max %ld%s\n", f->userns_max,
+           f->userns_unpriv == 0 ? ", unprivileged ones disabled" : "");
+    printf("pidfd: %s\nclose_range: %s\n", f->pidfd ? "yes" : "no",
+           f->close_range ? "yes" : "no");
+    printf("containment of a run: %s\n", f->containment);
+    printf("sandbox layers of a run:");
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        printf(" %s %s%s", bsh_sandbox_layer_name(1u << i),
+               layer_state(&f->sandbox, 1u << i),
+               i + 1 < BSH_SANDBOX_LAYERS ? "," : "\n");
+    printf("--sandbox (strict): %s\n", f->sandbox.missing == 0
+                                           ? "available"
+                                           : "fails every run here; use "
+                                             "--sandbox=best-effort");
+}
+
+static void print_json(const struct facts *f)
+{
+    char path[sizeof(f->cgroup_path) * 6 + 3];
+    char ctl[sizeof(f->controllers) * 6 + 3];
+    json_quote(f->cgroup_path, path);
+    json_quote(f->controllers, ctl);
+    printf("{\"bsh\":\"%s\",\"kernel\":\"%s\",\"landlock_abi\":%d,"
+           "\"seccomp\":%s,\"cgroup_v2\":{\"path\":%s,\"writable\":%s,"
+           "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"
+           "\"unprivileged\":%s},\"pidfd\":%s,\"close_range\":%s,"
+           "\"containment\":\"%s\",\"sandbox\":{\"strict\":%s,\"layers\":{",
+           bsh_version(), f->kernel, f->landlock_abi,
+           f->seccomp ? "true" : "false", f->cgroup_path[0] ? path : "null",
+           f->cgroup_writable ? "true" : "false", ctl, f->userns_max,
+           f->userns_unpriv == 0 ? "false" : "true",
+           f->pidfd ? "true" : "false", f->close_range ? "true" : "false",
+           f->containment, f->sandbox.missing == 0 ? "true" : "false");
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        printf("%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
+               layer_state(&f->sandbox, 1u << i));
+    printf("}}}\n");
+}
+
+int cmd_doctor(const struct cli_args *a)
+{
+    struct facts f;
+    gather(&f);
+    if (a->json)
+        print_json(&f);
+    else
+        print_text(&f);
+    return cli_stdout_status();
+}

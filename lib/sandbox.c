@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox's plan: which layers this kernel offers, the Landlock
+ * ruleset (read and run anywhere, write only in the writable places; no
+ * TCP; no signal or abstract socket out of the run) and the seccomp
+ * filter (seccomp.c). The Landlock rights are those of the kernel's ABI,
+ * all of them, so that nothing it can restrict is left open.
+ */
+#define _GNU_SOURCE
+#include "sandbox.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The Landlock interface, as the kernel defines it; Debian 12's headers
+ * stop at ABI 1. */
+#define LL_CREATE_RULESET_VERSION (1u << 0)
+#define LL_RULE_PATH_BENEATH      1
+#define LL_FS_EXECUTE             (1ull << 0)
+#define LL_FS_WRITE_FILE          (1ull << 1)
+#define LL_FS_READ_FILE           (1ull << 2)
+#define LL_FS_READ_DIR            (1ull << 3)
+#define LL_FS_REMOVE_DIR          (1ull << 4)
+#define LL_FS_REMOVE_FILE         (1ull << 5)
+#define LL_FS_MAKE_CHAR           (1ull << 6)
+#define LL_FS_MAKE_DIR            (1ull << 7)
+#define LL_FS_MAKE_REG            (1ull << 8)
+#define LL_FS_MAKE_SOCK           (1ull << 9)
+#define LL_FS_MAKE_FIFO           (1ull << 10)
+#define LL_FS_MAKE_BLOCK          (1ull << 11)
+#define LL_FS_MAKE_SYM            (1ull << 12)
+#define LL_FS_REFER               (1ull << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE            (1ull << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV           (1ull << 15) /* ABI 5 */
+#define LL_NET_BIND_TCP           (1ull << 0)  /* ABI 4 */
+#define LL_NET_CONNECT_TCP        (1ull << 1)
+#define LL_SCOPE_ABSTRACT_UNIX    (1ull << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL           (1ull << 1)
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct ll_path_beneath {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* The ABI that brings each layer. */
+#define FS_ABI    3 /* truncation: before it a file outside could be cut */
+#define NET_ABI   4
+#define SCOPE_ABI 6
+
+static const char *const layer_names[BSH_SANDBOX_LAYERS] = {
+    "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp"};
+
+const char *bsh_sandbox_layer_name(unsigned layer)
+{
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        if (layer == 1u << i)
+            return layer_names[i];
+    return "unknown";
+}
+
+int bsh_landlock_abi(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+                       LL_CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
+}
+
+static bool seccomp_available(void)
+{
+    return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+}
+
+void bsh__sandbox_layers(const struct bsh_sandbox *sb, int abi, bool seccomp,
+                         unsigned *planned, unsigned *missing, unsigned *off)
+{
+    *planned = BSH_LAYER_NO_NEW_PRIVS;
+    *missing = *off = 0;
+    *(abi >= FS_ABI ? planned : missing) |= BSH_LAYER_LANDLOCK_FS;
+    if (sb->allow_net)
+        *off |= BSH_LAYER_LANDLOCK_NET;
+    else
+        *(abi >= NET_ABI ? planned : missing) |= BSH_LAYER_LANDLOCK_NET;
+    *(abi >= SCOPE_ABI ? planned : missing) |= BSH_LAYER_LANDLOCK_SCOPE;
+    *(seccomp ? planned : missing) |= BSH_LAYER_SECCOMP;
+}
+
+void bsh_sandbox_probe(const struct bsh_sandbox *sb,
+                       struct bsh_sandbox_report *out)
+{
+    int abi = bsh_landlock_abi();
+    unsigned planned, missing, off;
+    bsh__sandbox_layers(sb, abi, seccomp_available(), &planned, &missing, &off);
+    *out = (struct bsh_sandbox_report){sb->mode, abi, planned, missing, off};
+}
+
+/* The file rights of ABI `abi`, every one of them. */
+static uint64_t fs_rights(int abi)
+{
+    uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
+    if (abi >= 2)
+        r |= LL_FS_REFER;
+    if (abi >= 3)
+        r |= LL_FS_TRUNCATE;
+    if (abi >= 5)
+        r |= LL_FS_IOCTL_DEV;
+    return r;
+}
+
+/* Rights that make sense on a file rather than a directory. */
+#define FILE_RIGHTS                                                        \
+    (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | \
+     LL_FS_IOCTL_DEV)
+
+static int add_path(int ruleset, const char *path, uint64_t rights)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        rights &= FILE_RIGHTS;
+    struct ll_path_beneath pb = {rights, fd};
+    long rc =
+        syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc < 0 ? -1 : 0;
+}
+
+static const char *env_value(char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char *const *e = envp; e != NULL && *e != NULL; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+/* The Landlock ruleset of the run; -1 with `why` set. */
+static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                        int abi, const char *cwd, char *const *envp, char *why,
+                        size_t why_size)
+{
+    uint64_t fs = fs_rights(abi);
+    struct ll_ruleset_attr attr = {fs, 0, 0};
+    size_t size = sizeof(attr.handled_access_fs);
+    if (abi >= NET_ABI) {
+        size = offsetof(struct ll_ruleset_attr, scoped);
+        if (!sb->allow_net)
+            attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+    }
+    if (abi >= SCOPE_ABI) {
+        size = sizeof(attr);
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+    }
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (rs < 0) {
+        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
+        return -1;
+    }
+    if (rs < 3) { /* the child's stdio would cover it */
+        int high = fcntl(rs, F_DUPFD_CLOEXEC, 3);
+        close(rs);
+        rs = high;
+    }
+    box->ruleset_fd = rs;
+    if (rs < 0) {
+        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
+        return -1;
+    }
+    uint64_t read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
+                    (fs & LL_FS_IOCTL_DEV);
+    const char *tmpdir = env_value(envp != NULL ? envp : environ, "TMPDIR");
+    char here[4096];
+    if (cwd == NULL)
+        cwd = getcwd(here, sizeof(here));
+    const char *fixed[] = {cwd,         "/tmp",      "/dev/null",
+                           "/dev/zero", "/dev/full", "/dev/tty"};
+    if (add_path(rs, "/", read) < 0) {
+        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        if (fixed[i] != NULL)
+            add_path(rs, fixed[i], fs); /* one that is missing gives nothing */
+    if (tmpdir != NULL && tmpdir[0] == '/')
+        add_path(rs, tmpdir, fs);
+    for (size_t i = 0; i < sb->write_count; i++) {
+        if (add_path(rs, sb->write_dirs[i], fs) < 0) {
+            bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
+                        sb->write_dirs[i], strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path)
+{
+    if (box != NULL && box->ruleset_fd >= 0)
+        add_path(box->ruleset_fd, path, FILE_RIGHTS & ~LL_FS_EXECUTE);
+}
+
+/* The first layer in `mask`, for a message. */
+static const char *first_layer(unsigned mask)
+{
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        if (mask & (1u << i))
+            return layer_names[i];
+    return "none";
+}
+
+static void why_missing(unsigned missing, int abi, char *why, size_t why_size)
+{
+    const char *layer = first_layer(missing);
+    if (missing & BSH_LAYER_SECCOMP &&
+        !(missing & (BSH_LAYER_LANDLOCK_FS | BSH_LAYER_LANDLOCK_NET |
+                     BSH_LAYER_LANDLOCK_SCOPE)))
+        bsh__format(why, why_size,
+                    "sandbox: seccomp cannot be applied: this kernel has no "
+                    "seccomp filters");
+    else
+        bsh__format(
+            why, why_size,
+            "sandbox: %s cannot be applied: this kernel's Landlock ABI "
+            "is %d, %s needs %d (--sandbox=best-effort runs without it)",
+            layer, abi, layer,
+            missing & BSH_LAYER_LANDLOCK_FS    ? FS_ABI
+            : missing & BSH_LAYER_LANDLOCK_NET ? NET_ABI
+                                               : SCOPE_ABI);
+}
+
+int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                         const char *cwd, char *const *envp, char *why,
+                         size_t why_size)
+{
+    memset(box, 0, sizeof(*box));
+    box->ruleset_fd = -1;
+    box->strict = sb->mode == BSH_SANDBOX_STRICT;
+    int abi = bsh_landlock_abi();
+    unsigned planned, missing, off;
+    bsh__sandbox_layers(sb, abi, seccomp_available(), &planned, &missing, &off);
+    box->report = (struct bsh_sandbox_report){sb->mode, abi, 0, missing, off};
+    if (box->strict && missing != 0) {
+        why_missing(missing, abi, why, why_size);
+        return -1;
+    }
+    /* Best effort still uses what an older Landlock has. */
+    if (abi >= 1 && make_ruleset(box, sb, abi, cwd, envp, why, why_size) < 0)
+        return -1;
+    if ((planned & BSH_LAYER_SECCOMP) &&
+        bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0)
+        return -1;
+    box->planned = planned;
+    return 0;
+}
+
+void bsh__sandbox_settle(struct bsh__sandbox *box)
+{
+    box->report.applied = box->planned & ~box->failed;
+    box->report.missing |= box->planned & box->failed;
+}
+
+void bsh__sandbox_release(struct bsh__sandbox *box)
+{
+    box->ruleset_fd = bsh__close(box->ruleset_fd);
+    free(box->prog.filter);
+    box->prog.filter = NULL;
+    box->prog.len = 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox of a run (sandbox.c): prepared in the parent, where memory
+ * may be allocated and libseccomp may run, and applied by the child just
+ * before it runs bash (clone.c), with three system calls that allocate
+ * nothing: no new privileges, the Landlock ruleset, the seccomp filter.
+ */
+#ifndef BSH_SANDBOX_H
+#define BSH_SANDBOX_H
+
+#include "bsh/bsh.h"
+
+#include <linux/filter.h>
+#include <stddef.h>
+
+struct bsh__sandbox {
+    bool strict;
+    int ruleset_fd;         /* Landlock; -1: none */
+    struct sock_fprog prog; /* the seccomp filter; len 0: none */
+    unsigned planned;       /* layers the child applies */
+    /* Written by the child: the layers it could not apply (best effort
+     * goes on without them), and in strict mode the errno that failed. */
+    unsigned failed;
+    int error;
+    struct bsh_sandbox_report report; /* planned and missing before spawn */
+};
+
+/* Prepares the sandbox `sb` for a run in `cwd` (NULL: ours) with the
+ * environment `envp` (NULL: ours). 0, or -1 with the reason in `why`: a
+ * layer that strict mode cannot have here, a --sandbox-write directory
+ * that cannot be opened, or no memory. */
+int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                         const char *cwd, char *const *envp, char *why,
+                         size_t why_size);
+
+/* Lets the run write the file `path` (its terminal); best effort. */
+void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path);
+
+/* Frees what prepare made. */
+void bsh__sandbox_release(struct bsh__sandbox *box);
+
+/* The layers in force after the child ran: planned less failed. */
+void bsh__sandbox_settle(struct bsh__sandbox *box);
+
+/* Builds the seccomp filter into `prog` (malloc'd); -1 when libseccomp
+ * cannot (the reason in `why`). */
+int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
+                       size_t why_size);
+
+/* Which layers a kernel with Landlock ABI `abi` and seccomp (or not)
+ * offers for `sb`: the planned ones, the missing ones, the ones off. */
+void bsh__sandbox_layers(const struct bsh_sandbox *sb, int abi, bool seccomp,
+                         unsigned *planned, unsigned *missing, unsigned *off);
+
+#endif

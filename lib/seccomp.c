@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox's seccomp filter, built with libseccomp and exported as
+ * BPF for the child to load. Everything is allowed but what could leave
+ * the sandbox or reach the machine: new IPv4/IPv6/packet sockets (unless
+ * the network is allowed), mounts, new namespaces, kernel modules, BPF,
+ * kexec, io_uring (it makes sockets without socket()), typing into a
+ * terminal (TIOCSTI, TIOCLINUX), chown, and setuid/setgid modes. Each
+ * fails with EPERM, as a denied call would without a sandbox, so that
+ * programs report it rather than crash. Calls of another architecture
+ * (32-bit) kill the process: their numbers are not filtered.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef TIOCLINUX
+#    define TIOCLINUX 0x541C
+#endif
+#define FCHMODAT2_X86_64 452 /* Linux 6.6; older libseccomp has no name */
+
+static const char *const denied[] = {
+    "mount",
+    "umount",
+    "umount2",
+    "pivot_root",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "bpf",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "iopl",
+    "ioperm",
+    "open_by_handle_at",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "chown32",
+    "fchown32",
+    "lchown32",
+};
+
+/* The namespace flags of clone(): a new namespace is a way out. */
+static const unsigned long clone_ns[] = {
+    CLONE_NEWNS,  CLONE_NEWUTS, CLONE_NEWIPC,    CLONE_NEWUSER,
+    CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
+};
+
+static int deny_all(scmp_filter_ctx ctx)
+{
+    for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+        int nr = seccomp_syscall_resolve_name(denied[i]);
+        if (nr != __NR_SCMP_ERROR &&
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int deny_clone_namespaces(scmp_filter_ctx ctx)
+{
+    for (size_t i = 0; i < sizeof(clone_ns) / sizeof(clone_ns[0]); i++)
+        if (seccomp_rule_add(
+                ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i])) < 0)
+            return -1;
+    /* clone3 takes its flags in memory, out of the filter's sight: ENOSYS
+     * sends glibc back to clone. */
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+}
+
+/* ioctl's request is an int: compare its low 32 bits only. */
+static int deny_ioctl(scmp_filter_ctx ctx, unsigned long request)
+{
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
+}
+
+/* A mode with setuid or setgid set, in argument `arg` of `nr`. */
+static int deny_setid_mode(scmp_filter_ctx ctx, int nr, unsigned arg)
+{
+    const unsigned long bits[] = {S_ISUID, S_ISGID};
+    for (size_t i = 0; i < 2; i++) {
+        struct scmp_arg_cmp c = {arg, SCMP_CMP_MASKED_EQ, bits[i], bits[i]};
+        if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &c) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int deny_setid_modes(scmp_filter_ctx ctx)
+{
+    int fchmodat2 = seccomp_syscall_resolve_name("fchmodat2");
+#if defined(__x86_64__)
+    if (fchmodat2 == __NR_SCMP_ERROR)
+        fchmodat2 = FCHMODAT2_X86_64;
+#endif
+    if (deny_setid_mode(ctx, SCMP_SYS(chmod), 1) < 0 ||
+        deny_setid_mode(ctx, SCMP_SYS(fchmod), 1) < 0 ||
+        deny_setid_mode(ctx, SCMP_SYS(fchmodat), 2) < 0)
+        return -1;
+    return fchmodat2 == __NR_SCMP_ERROR ? 0
+                                        : deny_setid_mode(ctx, fchmodat2, 2);
+}
+
+static int deny_inet(scmp_filter_ctx ctx)
+{
+    const int domains[] = {AF_INET, AF_INET6, AF_PACKET};
+    for (size_t i = 0; i < 3; i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)domains[i])) <
+            0)
+            return -1;
+    return 0;
+}
+
+/* The filter as BPF: exported into a memory file, read back whole. */
+static int export(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+    int fd = memfd_create("bsh-seccomp", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = -1;
+    off_t size;
+    if (seccomp_export_bpf(ctx, fd) == 0 &&
+        (size = lseek(fd, 0, SEEK_END)) > 0 &&
+        size % (off_t)sizeof(struct sock_filter) == 0 &&
+        (prog->filter = malloc((size_t)size)) != NULL &&
+        pread(fd, prog->filter, (size_t)size, 0) == size) {
+        prog->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+        rc = 0;
+    }
+    close(fd);
+    return rc;
+}
+
+int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
+                       size_t why_size)
+{
+    prog->filter = NULL;
+    prog->len = 0;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int rc = -1;
+    /* No new privileges is a layer of its own, set by the child. */
+    if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
+        deny_all(ctx) == 0 && deny_clone_namespaces(ctx) == 0 &&
+        deny_ioctl(ctx, TIOCSTI) == 0 && deny_ioctl(ctx, TIOCLINUX) == 0 &&
+        deny_setid_modes(ctx) == 0 && (allow_net || deny_inet(ctx) == 0))
+        rc = export(ctx, prog);
+    seccomp_release(ctx);
+    if (rc < 0) {
+        free(prog->filter);
+        prog->filter = NULL;
+        bsh__format(why, why_size, "sandbox: seccomp: cannot build the filter");
+    }
+    return rc;
+}

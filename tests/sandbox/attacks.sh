@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# The sandbox against attacks and with real work (SPEC 8).
+#
+# Each attack runs twice under `bsh run`, with its own fresh target: once
+# without the sandbox, where it must succeed (else this machine or user
+# cannot try it: "n/a", not counted), and once with --sandbox, where it
+# must fail and leave its target untouched. Each workload must succeed
+# with --sandbox. The counts come last; any attack not stopped or any
+# workload that failed fails the test.
+#
+# Usage: attacks.sh PATH/TO/bsh
+set -uo pipefail
+BSH=${1:?usage: attacks.sh PATH/TO/bsh}
+unset TMPDIR # the writable places are then the work dir and /tmp only
+
+# Outside /tmp, so that the run's writable places do not cover it.
+BASE=$(mktemp -d /var/tmp/bsh-sandbox-XXXXXX)
+WORK=$BASE/work     # the run's working directory
+OUTSIDE=$BASE/outside
+mkdir -p "$WORK" "$OUTSIDE"
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    umount "$WORK/mnt" 2>/dev/null
+    rm -rf "$BASE" "$HOME/.bsh-attack-$$" "/etc/bsh-attack-$$"
+}
+trap cleanup EXIT
+
+tried=0 stopped=0 na=0 wtried=0 wpassed=0 failures=0
+
+# run_bsh [--sandbox] COMMAND: stdout+stderr in $OUT, status in $RC.
+run_bsh() {
+    OUT=$(cd "$WORK" && "$BSH" run "$@" 2>&1)
+    RC=$?
+}
+
+# attack NAME SETUP COMMAND CHECK: SETUP (a function) makes a fresh
+# target, COMMAND is the attack, CHECK (a function) succeeds when the
+# attack had its effect.
+attack() {
+    local name=$1 setup=$2 cmd=$3 check=$4
+    if ! $setup; then
+        echo "attack $name: n/a (it cannot be set up as this user)"
+        na=$((na + 1))
+        return
+    fi
+    run_bsh "$cmd"
+    if [ $RC -ne 0 ] || ! $check; then
+        echo "attack $name: n/a (it does not work here without the sandbox)"
+        na=$((na + 1))
+        return
+    fi
+    tried=$((tried + 1))
+    $setup
+    run_bsh --sandbox "$cmd"
+    if ! $check; then
+        stopped=$((stopped + 1))
+        echo "attack $name: stopped (${OUT//$'\n'/ | })" | cut -c1-160
+    else
+        failures=$((failures + 1))
+        echo "attack $name: NOT STOPPED (exit $RC): $OUT"
+    fi
+}
+
+# workload NAME COMMAND WANT [OPTION...]: WANT is in the output.
+workload() {
+    local name=$1 cmd=$2 want=$3
+    shift 3
+    wtried=$((wtried + 1))
+    run_bsh --sandbox "$@" "$cmd"
+    if [ $RC -eq 0 ] && [[ $OUT == *"$want"* ]]; then
+        wpassed=$((wpassed + 1))
+        echo "workload $name: passed"
+    else
+        failures=$((failures + 1))
+        echo "workload $name: FAILED (exit $RC): $OUT"
+    fi
+}
+
+# ---- targets -----------------------------------------------------------------
+T=$OUTSIDE/target
+fresh_target() {
+    rm -rf "$OUTSIDE"/* "$WORK"/*
+    echo original >"$T"
+    chmod 644 "$T"
+}
+ROOT=false
+[ "$(id -u)" -eq 0 ] && ROOT=true
+# Giving a file away takes root; as a user the attack cannot be tried.
+owned_target() { $ROOT && fresh_target; }
+target_changed() { [ "$(cat "$T" 2>/dev/null)" != original ]; }
+target_gone() { [ ! -e "$T" ]; }
+no_setup() { :; }
+home_file() { rm -f "$HOME/.bsh-attack-$$"; }
+home_written() { [ -e "$HOME/.bsh-attack-$$" ]; }
+etc_file() { rm -f "/etc/bsh-attack-$$"; }
+etc_written() { [ -e "/etc/bsh-attack-$$" ]; }
+symlink_in() { fresh_target; ln -s "$T" "$WORK/link"; }
+target_owner_changed() { [ "$(stat -c %U "$T")" = nobody ]; }
+setid_target() { fresh_target; cp "$T" "$WORK/own"; }
+setid_set() { [ -u "$WORK/own" ]; }
+hardlink_made() { [ -e "$WORK/hl" ]; }
+renamed() { [ -e "$WORK/stolen" ]; }
+
+# A setuid binary owned by nobody: running it gains uid 65534.
+setuid_binary() {
+    $ROOT || return 1
+    fresh_target
+    cp /usr/bin/id "$WORK/id-nobody" && chown nobody "$WORK/id-nobody" &&
+        chmod u+s "$WORK/id-nobody"
+}
+gained_uid() { [[ $OUT == 65534* ]]; }
+
+# A listener outside the run, on 127.0.0.1.
+PORT=$((20000 + $$ % 20000))
+python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $PORT)); s.listen(16)
+while True:
+    c, _ = s.accept(); c.close()" &
+PIDS+=($!)
+for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
+succeeded() { [ "$RC" -eq 0 ]; }
+
+# A process outside the run (the caller's side), new for each attempt.
+victim() {
+    sleep 600 &
+    VICTIM=$!
+    PIDS+=("$VICTIM")
+}
+straced() { [[ $OUT == *"attached"* ]]; }
+gdb_attached() { [[ $OUT == *"process $VICTIM"* ]]; }
+
+# A terminal outside the run: a PTY whose master the test holds.
+TTY_FILE=$BASE/tty
+python3 -c "
+import os, pty, sys, time
+m, s = os.openpty()
+open('$TTY_FILE.name', 'w').write(os.ttyname(s))
+while True:
+    try:
+        data = os.read(m, 100)
+    except OSError:
+        break
+    open('$TTY_FILE', 'ab').write(data)" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$TTY_FILE.name" ] && break; sleep 0.1; done
+SLAVE=$(cat "$TTY_FILE.name")
+no_injection() { rm -f "$TTY_FILE"; }
+injected() { sleep 0.2; grep -q INJECTED "$TTY_FILE" 2>/dev/null; }
+
+mount_point() { fresh_target; mkdir -p "$WORK/mnt"; }
+
+BPF_LOAD='import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+insns = struct.pack("<BBhi", 0xb7, 0, 0, 0) + struct.pack("<BBhi", 0x95, 0, 0, 0)
+buf = ctypes.create_string_buffer(insns)
+lic = ctypes.create_string_buffer(b"GPL")
+attr = struct.pack("<IIQQIIQI", 1, 2, ctypes.addressof(buf), ctypes.addressof(lic), 0, 0, 0, 0)
+a = ctypes.create_string_buffer(attr, 128)
+fd = libc.syscall(321, 5, a, 128)
+raise SystemExit(0 if fd >= 0 else 1)'
+
+# ---- the attacks -------------------------------------------------------------
+attack "write in home" home_file "echo x > \$HOME/.bsh-attack-$$" home_written
+attack "write in /etc" etc_file "echo x > /etc/bsh-attack-$$" etc_written
+attack "write outside via .." fresh_target "echo x > ../outside/target" target_changed
+attack "write through a symlink" symlink_in "echo x > link" target_changed
+attack "hard link to a file outside" fresh_target "ln $T hl" hardlink_made
+attack "rename a file from outside" fresh_target "mv $T stolen" renamed
+attack "remove a file outside" fresh_target "rm -f ../outside/target" target_gone
+attack "truncate a file outside" fresh_target "truncate -s 0 $T" target_changed
+attack "chown a file outside" owned_target "chown nobody $T" target_owner_changed
+attack "chmod setuid" setid_target "chmod u+s own" setid_set
+attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_uid
+attack "TCP connect to 127.0.0.1" no_setup "exec 3<>/dev/tcp/127.0.0.1/$PORT" succeeded
+attack "TCP listen" no_setup "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()'" succeeded
+attack "UDP socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", $PORT))'" succeeded
+attack "raw socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)'" succeeded
+attack "packet socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)'" succeeded
+attack "IPv6 socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_INET6)'" succeeded
+victim
+attack "ptrace the caller (strace -p)" no_setup "timeout -s INT 1 strace -p $VICTIM -e trace=none 2>&1; true" straced
+victim
+attack "ptrace the caller (gdb -p)" no_setup "gdb -p $VICTIM -batch -ex 'info proc' 2>&1" gdb_attached
+victim
+attack "signal the caller" no_setup "kill -CONT $VICTIM" succeeded
+attack "TIOCSTI into the caller's terminal" no_injection "python3 -c 'import fcntl, os, termios
+fd = os.open(\"$SLAVE\", os.O_RDONLY | os.O_NOCTTY)
+for c in b\"INJECTED\": fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))'" injected
+attack "mount" mount_point "mount -t tmpfs none mnt && umount mnt" succeeded
+attack "unshare -r" no_setup "unshare -r true" succeeded
+attack "new namespaces (unshare -n)" no_setup "unshare -n true" succeeded
+attack "load a BPF program" no_setup "python3 -c '$BPF_LOAD'" succeeded
+
+# ---- the workloads -----------------------------------------------------------
+fresh_target
+workload "cc and make in the working directory" \
+    "printf 'int main(void) { return 0; }\n' > hello.c &&
+     printf 'hello: hello.c\n\tcc -o hello hello.c\n' > Makefile &&
+     make -s && ./hello && echo built" built
+workload "git init and commit" \
+    "git init -q repo && cd repo && echo hi > f && git add f &&
+     git -c user.email=t@example.com -c user.name=t commit -qm first &&
+     git log --oneline | wc -l" 1
+mkdir -p "$BASE/tmpdir"
+workload "python3 writes to \$TMPDIR" \
+    "python3 -c 'import tempfile
+with tempfile.NamedTemporaryFile(delete=False) as f: f.write(b\"x\"); print(f.name)'" \
+    "$BASE/tmpdir/" -e "TMPDIR=$BASE/tmpdir"
+workload "npm-style writes under the working directory" \
+    "mkdir -p node_modules/pkg node_modules/.bin &&
+     printf '#!/bin/sh\necho from-pkg\n' > node_modules/pkg/cli.js &&
+     chmod +x node_modules/pkg/cli.js &&
+     ln -s ../pkg/cli.js node_modules/.bin/pkg && node_modules/.bin/pkg &&
+     rm -rf node_modules/pkg && mkdir node_modules/pkg && mv node_modules/.bin node_modules/bin" from-pkg
+workload "writes to /tmp and /dev/null" \
+    "f=\$(mktemp) && echo x > \$f && rm \$f && echo y > /dev/null && echo ok" ok
+workload "read anywhere readable" \
+    "cat /etc/os-release > /dev/null && ls / /usr/lib > /dev/null &&
+     head -c 4 /usr/bin/bash | od -c | head -1 && echo read" read
+workload "a pipeline and a subshell" "seq 1000 | sort -n | tail -1 | (read n; echo \$((n + 1)))" 1001
+OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
+wtried=$((wtried + 1))
+if [[ $OUT == *on-tty*/dev/pts/* ]]; then
+    wpassed=$((wpassed + 1))
+    echo "workload write to the run's own terminal (PTY): passed"
+else
+    failures=$((failures + 1))
+    echo "workload write to the run's own terminal (PTY): FAILED: $OUT"
+fi
+
+echo "attacks: $tried tried, $stopped stopped ($na not possible here without the sandbox)"
+echo "workloads: $wtried tried, $wpassed passed"
+[ $failures -eq 0 ] && [ $tried -gt 0 ]
