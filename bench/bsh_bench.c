@@ -38,6 +38,8 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
             : strcmp(a->containment, "session") == 0 ? BSH_CONTAIN_SESSION
                                                      : BSH_CONTAIN_AUTO;
     o.report = a->report;
+    if (a->sandbox)
+        o.sandbox.mode = BSH_SANDBOX_STRICT;
     struct bsh_stream *s = NULL;
     struct bsh_error err;
     r->start_ms = mono_ms();

@@ -14,6 +14,7 @@ static void usage(const char *prog)
     fprintf(stderr,
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
             "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
+            "[--sandbox] "
             "COMMAND\n",
             prog);
     exit(2);
@@ -30,6 +31,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         const char *o = argv[i];
         if (strcmp(o, "--pty") == 0) {
             a->pty = true;
+            continue;
+        }
+        if (strcmp(o, "--sandbox") == 0) {
+            a->sandbox = true;
             continue;
         }
         if (strcmp(o, "--report") == 0) {

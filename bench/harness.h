@@ -23,6 +23,7 @@ struct bench_args {
     long touch_mb;           /* touch this much heap before spawning */
     const char *containment; /* bsh only: auto (NULL), cgroup, session */
     bool report;             /* bsh only: ask for the end report, read it */
+    bool sandbox;            /* bsh only: --sandbox (strict) */
 };
 
 /* What one run saw. */

@@ -84,6 +84,17 @@ row "W1, a cgroup per run, parent CPU ms" "$FLOOR_V" "$BSH_V" "$RATIO" "(context
 measure mean_ms "$ROUNDS" --containment cgroup --report --repeat 200 true
 row "W1, a cgroup per run and the end report, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
 
+# The sandbox (Landlock ruleset, seccomp filter, no new privileges, made
+# per run): against the floor, and against bsh without it in pairs.
+measure mean_ms "$ROUNDS" --sandbox --repeat 200 true
+row "W1 with --sandbox, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
+bsh_sandboxed() { "$BSH_PLAIN" --sandbox "$@"; }
+BSH_PLAIN=$BSH FLOOR_SAVED=$FLOOR
+FLOOR=$BSH BSH=bsh_sandboxed
+measure mean_ms "$ROUNDS" --repeat 200 true
+row "W1 bsh --sandbox vs bsh, mean ms/run" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.3"
+BSH=$BSH_PLAIN FLOOR=$FLOOR_SAVED
+
 # Pipe throughput on 2 cores swings by +-30% from run to run with the
 # scheduler's placement of reader and writer: more rounds, and CPU time too.
 measure total_ms 9 'head -c 1000000000 /dev/zero'

@@ -279,7 +279,6 @@ void bsh__sandbox_settle(struct bsh__sandbox *box)
 void bsh__sandbox_release(struct bsh__sandbox *box)
 {
     box->ruleset_fd = bsh__close(box->ruleset_fd);
-    free(box->prog.filter);
-    box->prog.filter = NULL;
+    box->prog.filter = NULL; /* the process's own, kept */
     box->prog.len = 0;
 }

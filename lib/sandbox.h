@@ -16,7 +16,7 @@
 struct bsh__sandbox {
     bool strict;
     int ruleset_fd;         /* Landlock; -1: none */
-    struct sock_fprog prog; /* the seccomp filter; len 0: none */
+    struct sock_fprog prog; /* the seccomp filter (shared); len 0: none */
     unsigned planned;       /* layers the child applies */
     /* Written by the child: the layers it could not apply (best effort
      * goes on without them), and in strict mode the errno that failed. */
@@ -42,8 +42,9 @@ void bsh__sandbox_release(struct bsh__sandbox *box);
 /* The layers in force after the child ran: planned less failed. */
 void bsh__sandbox_settle(struct bsh__sandbox *box);
 
-/* Builds the seccomp filter into `prog` (malloc'd); -1 when libseccomp
- * cannot (the reason in `why`). */
+/* The seccomp filter into `prog`, built once per process and kept (the
+ * caller must not free it); -1 when libseccomp cannot (the reason in
+ * `why`). */
 int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
                        size_t why_size);
 

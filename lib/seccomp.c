@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -164,8 +165,36 @@ static int export(scmp_filter_ctx ctx, struct sock_fprog *prog)
     return rc;
 }
 
+/* The filter depends only on allow_net: each is built once per process
+ * (a tenth of a millisecond, 5 % of a spawn) and kept for its life. */
+static struct sock_fprog built[2];
+static int built_rc[2];
+static pthread_once_t built_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static int build(bool allow_net, struct sock_fprog *prog);
+
+static void build_closed(void)
+{
+    built_rc[0] = build(false, &built[0]);
+}
+
+static void build_open(void)
+{
+    built_rc[1] = build(true, &built[1]);
+}
+
 int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
                        size_t why_size)
+{
+    int k = allow_net ? 1 : 0;
+    pthread_once(&built_once[k], allow_net ? build_open : build_closed);
+    *prog = built[k];
+    if (built_rc[k] < 0)
+        bsh__format(why, why_size, "sandbox: seccomp: cannot build the filter");
+    return built_rc[k];
+}
+
+static int build(bool allow_net, struct sock_fprog *prog)
 {
     prog->filter = NULL;
     prog->len = 0;
@@ -181,7 +210,7 @@ int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
     if (rc < 0) {
         free(prog->filter);
         prog->filter = NULL;
-        bsh__format(why, why_size, "sandbox: seccomp: cannot build the filter");
+        prog->len = 0;
     }
     return rc;
 }

@@ -55,7 +55,7 @@ expect "a bad containment: 125" 125 "" \
     -- run --containment jail true
 "$BSH" run --json --report 'printf abc; exit 2' >"$T/out" 2>"$T/err"
 rc=$?
-tail -n 1 "$T/out" | grep -Eq '^\{"report":\{"reason":"exit","limit":null,"exit_code":2,"signal":null,"wall_ms":[0-9]+,"cpu_user_ms":[0-9]+,"cpu_sys_ms":[0-9]+,"memory_peak_bytes":[0-9]+,"stdout_bytes":3,"stderr_bytes":0,"containment":"(cgroup|subreaper)","killed":[0-9]+,"escaped":(0|null),"diagnosis":\[\]\}\}$' &&
+tail -n 1 "$T/out" | grep -Eq '^\{"report":\{"reason":"exit","limit":null,"exit_code":2,"signal":null,"wall_ms":[0-9]+,"cpu_user_ms":[0-9]+,"cpu_sys_ms":[0-9]+,"memory_peak_bytes":[0-9]+,"stdout_bytes":3,"stderr_bytes":0,"containment":"(cgroup|subreaper)","killed":[0-9]+,"escaped":(0|null),"diagnosis":\[\],"sandbox":null\}\}$' &&
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/out")" -eq 3 ] && [ ! -s "$T/err" ]
 ok $? "--json --report: the report is the last line, after the status"
 "$BSH" run --report -t 300 'echo go; sleep 5' >"$T/out" 2>"$T/err"
@@ -219,5 +219,39 @@ expect "mcp -C to a missing directory fails at start-up" 125 "" \
 expect "mcp --max-runs needs a number from 1" 125 "" \
     "bsh: invalid max-runs '0': expected a number from 1 to 100000\n" -- \
     mcp --max-runs 0
+
+# --- the sandbox and doctor (SPEC 8) ---------------------------------------
+expect "--sandbox: the working directory is writable, /etc is not" 1 "ok\n" \
+    "bash: line 1: /etc/bsh-cli-sandbox: Permission denied\n" -- \
+    run -C "$T" --sandbox 'echo a > mine && echo ok; echo b > /etc/bsh-cli-sandbox'
+expect "--sandbox=best-effort" 0 "ok\n" "" -- run --sandbox=best-effort 'echo ok'
+expect "--sandbox=strict" 0 "ok\n" "" -- run --sandbox=strict 'echo ok'
+expect "a bad sandbox mode: 125" 125 "" \
+    "bsh: invalid sandbox 'loose': expected strict or best-effort\n" -- \
+    run --sandbox=loose true
+expect "--sandbox-write without --sandbox: 125" 125 "" \
+    "bsh: run: --sandbox-write and --sandbox-net go with --sandbox\n" -- \
+    run --sandbox-write /tmp true
+expect "a --sandbox-write directory that cannot be opened: 125" 125 "" \
+    "bsh: sandbox: cannot open '/nonexistent-bsh': No such file or directory\n" -- \
+    run --sandbox --sandbox-write /nonexistent-bsh 'echo never'
+mkdir -p "$T/granted"
+expect "--sandbox-write DIR is writable" 0 "x\n" "" -- \
+    run -C / --sandbox --sandbox-write "$T/granted" "echo x > $T/granted/f && cat $T/granted/f"
+"$BSH" run --sandbox --report --json 'true' >"$T/report" 2>&1
+grep -q '"sandbox":{"mode":"strict","landlock_abi":[0-9]*,"layers":{"no_new_privs":"applied",' "$T/report"
+ok $? "--report --json: the sandbox key with each layer"
+"$BSH" run --report --json 'true' | grep -q '"sandbox":null'
+ok $? "--report --json without a sandbox: null"
+"$BSH" doctor >"$T/doctor"
+grep -q '^landlock: ABI [0-9]' "$T/doctor" && grep -q '^containment of a run: ' "$T/doctor" &&
+    grep -q '^sandbox layers of a run: no_new_privs ' "$T/doctor"
+ok $? "doctor: the Landlock ABI, the containment, the sandbox layers"
+"$BSH" doctor --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp"}
+assert isinstance(d["landlock_abi"], int) and d["containment"] in ("cgroup", "subreaper")'
+ok $? "doctor --json: one object with the same facts"
+expect "doctor takes --json only" 125 "" "bsh: doctor: unknown option '-p'\n" -- doctor -p
 
 tap_end

@@ -183,3 +183,16 @@ test('server configuration: cwd, env and default timeout apply to every call', a
   assert.match(t.content[0].text, /^still running: sleep .*\ntimed out after 300 ms$/);
   await c.close();
 });
+
+test('bsh mcp --sandbox confines every call and reports its layers', async () => {
+  const c = await connect(['--sandbox', '-C', '/tmp']);
+  const r = await c.callTool({ name: 'bash_run', arguments: {
+    command: 'echo ok > bsh-mcp-sandbox-$$ && rm bsh-mcp-sandbox-$$ && echo tmp; echo x > /etc/bsh-mcp-sandbox' } });
+  assert.equal(r.structuredContent.stdout, 'tmp\n');
+  assert.match(r.structuredContent.stderr, /Permission denied/);
+  const { sandbox } = r.structuredContent.report;
+  assert.equal(sandbox.mode, 'strict');
+  assert.equal(sandbox.layers.landlock_fs, 'applied');
+  assert.equal(sandbox.layers.seccomp, 'applied');
+  await c.closeValidated();
+});
