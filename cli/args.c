@@ -177,7 +177,7 @@ static int set_sandbox(struct cli_args *a, const char *s)
 
 static int add_sandbox_write(struct cli_args *a, const char *dir)
 {
-    if (dir[0] == '\0')
+    if (dir == NULL || dir[0] == '\0')
         return usage_error(a, "--sandbox-write needs a directory");
     const char **grown = realloc(a->sandbox_write,
                                  (a->sandbox_write_count + 1) * sizeof(*grown));

@@ -33,18 +33,6 @@ struct facts {
     struct bsh_sandbox_report sandbox; /* what a best-effort run gets */
 };
 
-static long read_number(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long v = -1;
-    if (f != NULL) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
 /* Reads one line of `path` into `buf`, without its newline. */
 static void read_line(const char *path, char *buf, size_t size)
 {
@@ -55,6 +43,16 @@ static void read_line(const char *path, char *buf, size_t size)
     if (fgets(buf, (int)size, f) != NULL)
         buf[strcspn(buf, "\n")] = '\0';
     fclose(f);
+}
+
+/* The number in `path`, or -1. */
+static long read_number(const char *path)
+{
+    char line[32], *end;
+    read_line(path, line, sizeof(line));
+    errno = 0;
+    long v = strtol(line, &end, 10);
+    return end == line || errno != 0 ? -1 : v;
 }
 
 /* The cgroup v2 directory of this process: the "0::" line of

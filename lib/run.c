@@ -107,8 +107,8 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         return;
     }
     struct bsh__sandbox box;
-    char sandbox_why[BSH_ERROR_MAX - 32];
     if (o->sandbox.mode != BSH_SANDBOX_OFF) {
+        char sandbox_why[BSH_ERROR_MAX - 32];
         if (bsh__sandbox_prepare(&box, &o->sandbox, cwd, envp, sandbox_why,
                                  sizeof(sandbox_why)) < 0) {
             bsh__sandbox_release(&box);

@@ -187,9 +187,8 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                     (fs & LL_FS_IOCTL_DEV);
     const char *tmpdir = env_value(envp != NULL ? envp : environ, "TMPDIR");
     char here[4096];
-    if (cwd == NULL)
-        cwd = getcwd(here, sizeof(here));
-    const char *fixed[] = {cwd,         "/tmp",      "/dev/null",
+    const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
+    const char *fixed[] = {dir,         "/tmp",      "/dev/null",
                            "/dev/zero", "/dev/full", "/dev/tty"};
     if (add_path(rs, "/", read) < 0) {
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));

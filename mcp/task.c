@@ -184,10 +184,9 @@ static json_t *payload(const struct task *t)
 
 static void answer_waiters(struct task *t)
 {
-    size_t i;
-    json_t *id;
     bool was = rpc_answer_modern(false);
-    json_array_foreach(t->waiters, i, id) rpc_result(id, payload(t));
+    for (size_t i = 0; i < json_array_size(t->waiters); i++)
+        rpc_result(json_array_get(t->waiters, i), payload(t));
     rpc_answer_modern(was);
     json_array_clear(t->waiters);
 }
