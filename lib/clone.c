@@ -32,7 +32,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,9 +119,38 @@ CHILD_CODE static bool layer(struct bsh__sandbox *b, unsigned bits, long rc,
     return !b->strict;
 }
 
+/* Sends the seccomp listener `fd` to the parent over `sock`, then closes
+ * it here: only the supervisor may answer the run's calls. */
+CHILD_CODE static long send_listener(int sock, long fd)
+{
+    if (fd < 0)
+        return fd;
+    char byte = 0;
+    struct iovec iov = {&byte, 1};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof(ctl)); /* a builtin: no libc call */
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.buf,
+                         .msg_controllen = sizeof(ctl.buf)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    int the_fd = (int)fd;
+    memcpy(CMSG_DATA(c), &the_fd, sizeof(int));
+    long rc = syscall(SYS_sendmsg, sock, &msg, 0L);
+    syscall(SYS_close, fd);
+    return rc;
+}
+
 /* The sandbox, last before bash: no new privileges (which the other two
- * need without CAP_SYS_ADMIN), the Landlock ruleset, the seccomp filter.
- * False when strict mode must fail. */
+ * need without CAP_SYS_ADMIN), the Landlock ruleset, the seccomp filter
+ * with its listener for the supervisor. False when strict mode must
+ * fail. */
 CHILD_CODE static bool confine(struct bsh__sandbox *b, int *err)
 {
     return layer(b, BSH_LAYER_NO_NEW_PRIVS,
@@ -131,7 +162,10 @@ CHILD_CODE static bool confine(struct bsh__sandbox *b, int *err)
                   err)) &&
            (b->prog.len == 0 ||
             layer(b, BSH_LAYER_SECCOMP,
-                  syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, &b->prog),
+                  send_listener(b->notify_sock[1],
+                                syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                        SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                                        &b->prog)),
                   err));
 }
 

@@ -14,12 +14,13 @@
 #include <time.h>
 
 enum bsh__slot {
-    SLOT_OUT,   /* stdout pipe, or the PTY master */
-    SLOT_ERR,   /* stderr pipe */
-    SLOT_EXIT,  /* the child's exit watch */
-    SLOT_WAKE,  /* the eventfd a cancel writes to */
-    SLOT_TIMER, /* the stream's next wake-up, for outside pollers only */
-    SLOT_IN,    /* stdin, watched for writability while bytes wait */
+    SLOT_OUT,    /* stdout pipe, or the PTY master */
+    SLOT_ERR,    /* stderr pipe */
+    SLOT_EXIT,   /* the child's exit watch */
+    SLOT_WAKE,   /* the eventfd a cancel writes to */
+    SLOT_TIMER,  /* the stream's next wake-up, for outside pollers only */
+    SLOT_IN,     /* stdin, watched for writability while bytes wait */
+    SLOT_NOTIFY, /* the sandbox's seccomp listener (supervise.c) */
     SLOT_COUNT,
 };
 

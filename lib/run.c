@@ -132,6 +132,8 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     if (place.sandbox != NULL) {
         bsh__sandbox_settle(&box);
         s->report.sandbox = box.report;
+        if (rc == 0 && bsh__sandbox_take_listener(&box))
+            bsh__stream_supervise(s, &box.sup);
         bsh__sandbox_release(&box);
         if (rc < 0 && box.strict && box.failed != 0) {
             bsh__stream_fail(s, BSH_ERR_SANDBOX,

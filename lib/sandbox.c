@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -197,14 +198,19 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
         if (fixed[i] != NULL)
             add_path(rs, fixed[i], fs); /* one that is missing gives nothing */
-    if (tmpdir != NULL && tmpdir[0] == '/')
+    bsh__supervisor_allow(&box->sup, dir);
+    bsh__supervisor_allow(&box->sup, "/tmp");
+    if (tmpdir != NULL && tmpdir[0] == '/') {
         add_path(rs, tmpdir, fs);
+        bsh__supervisor_allow(&box->sup, tmpdir);
+    }
     for (size_t i = 0; i < sb->write_count; i++) {
         if (add_path(rs, sb->write_dirs[i], fs) < 0) {
             bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
                         sb->write_dirs[i], strerror(errno));
             return -1;
         }
+        bsh__supervisor_allow(&box->sup, sb->write_dirs[i]);
     }
     return 0;
 }
@@ -250,6 +256,8 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
 {
     memset(box, 0, sizeof(*box));
     box->ruleset_fd = -1;
+    box->notify_sock[0] = box->notify_sock[1] = -1;
+    bsh__supervisor_init(&box->sup);
     box->strict = sb->mode == BSH_SANDBOX_STRICT;
     int abi = bsh_landlock_abi();
     unsigned planned, missing, off;
@@ -263,8 +271,13 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     if (abi >= 1 && make_ruleset(box, sb, abi, cwd, envp, why, why_size) < 0)
         return -1;
     if ((planned & BSH_LAYER_SECCOMP) &&
-        bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0)
+        (bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0 ||
+         socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, box->notify_sock) <
+             0)) {
+        if (box->notify_sock[0] < 0)
+            bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
         return -1;
+    }
     box->planned = planned;
     return 0;
 }
@@ -275,8 +288,34 @@ void bsh__sandbox_settle(struct bsh__sandbox *box)
     box->report.missing |= box->planned & box->failed;
 }
 
+bool bsh__sandbox_take_listener(struct bsh__sandbox *box)
+{
+    if (box->notify_sock[0] < 0)
+        return false;
+    char byte;
+    struct iovec iov = {&byte, 1};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctl.buf,
+                         .msg_controllen = sizeof(ctl.buf)};
+    if (recvmsg(box->notify_sock[0], &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 1)
+        return false;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c == NULL || c->cmsg_type != SCM_RIGHTS)
+        return false;
+    memcpy(&box->sup.listener, CMSG_DATA(c), sizeof(int));
+    return true;
+}
+
 void bsh__sandbox_release(struct bsh__sandbox *box)
 {
+    box->notify_sock[0] = bsh__close(box->notify_sock[0]);
+    box->notify_sock[1] = bsh__close(box->notify_sock[1]);
+    bsh__supervisor_release(&box->sup);
     box->ruleset_fd = bsh__close(box->ruleset_fd);
     box->prog.filter = NULL; /* the process's own, kept */
     box->prog.len = 0;

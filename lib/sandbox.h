@@ -9,6 +9,7 @@
 #define BSH_SANDBOX_H
 
 #include "bsh/bsh.h"
+#include "supervise.h"
 
 #include <linux/filter.h>
 #include <stddef.h>
@@ -23,6 +24,10 @@ struct bsh__sandbox {
     unsigned failed;
     int error;
     struct bsh_sandbox_report report; /* planned and missing before spawn */
+    /* The seccomp listener goes from the child to us over this pair; the
+     * supervisor then answers the run's mode and time changes. */
+    int notify_sock[2];
+    struct bsh__supervisor sup;
 };
 
 /* Prepares the sandbox `sb` for a run in `cwd` (NULL: ours) with the
@@ -36,7 +41,11 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
 /* Lets the run write the file `path` (its terminal); best effort. */
 void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path);
 
-/* Frees what prepare made. */
+/* After a spawn: the supervisor with the listener the child sent, or
+ * false when there is none (no seccomp layer). */
+bool bsh__sandbox_take_listener(struct bsh__sandbox *box);
+
+/* Frees what prepare made (and the supervisor, unless it was moved). */
 void bsh__sandbox_release(struct bsh__sandbox *box);
 
 /* The layers in force after the child ran: planned less failed. */

@@ -5,10 +5,11 @@
  * the sandbox or reach the machine: new IPv4/IPv6/packet sockets (unless
  * the network is allowed), mounts, new namespaces, kernel modules, BPF,
  * kexec, io_uring (it makes sockets without socket()), typing into a
- * terminal (TIOCSTI, TIOCLINUX), chown, and setuid/setgid modes. Each
- * fails with EPERM, as a denied call would without a sandbox, so that
- * programs report it rather than crash. Calls of another architecture
- * (32-bit) kill the process: their numbers are not filtered.
+ * terminal (TIOCSTI, TIOCLINUX), and chown. Each fails with EPERM, as a
+ * denied call would without a sandbox, so that programs report it rather
+ * than crash. Mode and time changes are handed to the supervisor. Calls of
+ * another architecture (32-bit) kill the process: their numbers are not
+ * filtered.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -107,40 +108,53 @@ static int deny_ioctl(scmp_filter_ctx ctx, unsigned long request)
                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
 }
 
-/* A mode with setuid or setgid set, in argument `arg` of `nr`. */
-static int deny_setid_mode(scmp_filter_ctx ctx, int nr, unsigned arg)
+/* Mode and time changes go to the supervisor (supervise.c), which
+ * carries them out in the writable places only: Landlock has no right
+ * for them. */
+static int supervise_metadata(scmp_filter_ctx ctx)
 {
-    const unsigned long bits[] = {S_ISUID, S_ISGID};
-    for (size_t i = 0; i < 2; i++) {
-        struct scmp_arg_cmp c = {arg, SCMP_CMP_MASKED_EQ, bits[i], bits[i]};
-        if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &c) < 0)
+    const char *const names[] = {"chmod", "fchmod", "fchmodat", "utimensat"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        int nr = seccomp_syscall_resolve_name(names[i]);
+        if (nr != __NR_SCMP_ERROR &&
+            seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0) < 0)
             return -1;
     }
-    return 0;
-}
-
-static int deny_setid_modes(scmp_filter_ctx ctx)
-{
     int fchmodat2 = seccomp_syscall_resolve_name("fchmodat2");
 #if defined(__x86_64__)
     if (fchmodat2 == __NR_SCMP_ERROR)
         fchmodat2 = FCHMODAT2_X86_64;
 #endif
-    if (deny_setid_mode(ctx, SCMP_SYS(chmod), 1) < 0 ||
-        deny_setid_mode(ctx, SCMP_SYS(fchmod), 1) < 0 ||
-        deny_setid_mode(ctx, SCMP_SYS(fchmodat), 2) < 0)
+    if (fchmodat2 != __NR_SCMP_ERROR &&
+        seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fchmodat2, 0) < 0)
         return -1;
-    return fchmodat2 == __NR_SCMP_ERROR ? 0
-                                        : deny_setid_mode(ctx, fchmodat2, 2);
+    /* The old time calls (glibc uses utimensat) and extended attributes
+     * (which no right covers either): as on a file system without them. */
+    const char *const old[] = {"utime", "utimes", "futimesat"};
+    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+        int nr = seccomp_syscall_resolve_name(old[i]);
+        if (nr != __NR_SCMP_ERROR &&
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0)
+            return -1;
+    }
+    const char *const xattr[] = {"setxattr",    "lsetxattr",    "fsetxattr",
+                                 "removexattr", "lremovexattr", "fremovexattr"};
+    for (size_t i = 0; i < sizeof(xattr) / sizeof(xattr[0]); i++) {
+        int nr = seccomp_syscall_resolve_name(xattr[i]);
+        if (nr != __NR_SCMP_ERROR &&
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), nr, 0) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int deny_inet(scmp_filter_ctx ctx)
 {
     const int domains[] = {AF_INET, AF_INET6, AF_PACKET};
     for (size_t i = 0; i < 3; i++)
-        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)domains[i])) <
-            0)
+        if (seccomp_rule_add(
+                ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)domains[i], 0)) < 0)
             return -1;
     return 0;
 }
@@ -204,7 +218,7 @@ static int build(bool allow_net, struct sock_fprog *prog)
     if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
         deny_all(ctx) == 0 && deny_clone_namespaces(ctx) == 0 &&
         deny_ioctl(ctx, TIOCSTI) == 0 && deny_ioctl(ctx, TIOCLINUX) == 0 &&
-        deny_setid_modes(ctx) == 0 && (allow_net || deny_inet(ctx) == 0))
+        supervise_metadata(ctx) == 0 && (allow_net || deny_inet(ctx) == 0))
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {

@@ -25,6 +25,7 @@
 #include "runstate.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -210,6 +211,8 @@ static int wait_events(struct bsh_stream *s, bool block)
         note_exit(s);
     if (bsh__pollset_take(&s->polls, SLOT_IN))
         flush_input(s);
+    if (bsh__pollset_take(&s->polls, SLOT_NOTIFY))
+        bsh__supervisor_serve(&s->sup);
     /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
     s->polls.ready = 0;
     return n;
@@ -240,8 +243,31 @@ static void close_outputs(struct bsh_stream *s)
     s->master_hup = false;
 }
 
+/* The calls that wait on the sandbox's supervisor, answered now: a
+ * caller of try_next woke on the stream's fd, perhaps for one of them,
+ * and the guessing reads below never ask the poll set. Bounded, so that a
+ * listener that stays readable cannot hold the caller. */
+static void serve_notifications(struct bsh_stream *s)
+{
+    for (int i = 0; i < 64 && s->sup.listener >= 0; i++) {
+        struct pollfd p = {s->sup.listener, POLLIN, 0};
+        if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN))
+            return;
+        bsh__supervisor_serve(&s->sup);
+    }
+}
+
+/* The run is over: a call still waiting on the supervisor fails. */
+static void release_supervisor(struct bsh_stream *s)
+{
+    if (s->sup.listener >= 0)
+        bsh__pollset_forget(&s->polls, SLOT_NOTIFY);
+    bsh__supervisor_release(&s->sup);
+}
+
 static void release_all(struct bsh_stream *s)
 {
+    release_supervisor(s);
     close_outputs(s);
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_release(&s->child);
@@ -579,6 +605,7 @@ static int wait_or_give_up(struct bsh_stream *s, bool block)
         wait_events(s, true);
         return 0;
     }
+    serve_notifications(s);
     bool second_pass = s->guessing && !s->got_data;
     s->guessing = false;
     if (second_pass && guess_ready(s, true) > 0)
@@ -842,6 +869,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     s->killed = -1;
     s->out[0] = s->out[1] = s->held_master = -1;
     bsh__input_init(&s->input);
+    bsh__supervisor_init(&s->sup);
     bsh__pollset_init(&s->polls);
     bsh__deadline_init(&s->deadline);
     atomic_init(&s->cancelled, 0);
@@ -878,6 +906,14 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
     s->phase = PHASE_RUNNING;
 }
 
+void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup)
+{
+    s->sup = *sup;
+    bsh__supervisor_init(sup); /* moved: the caller's is empty now */
+    if (bsh__pollset_watch(&s->polls, SLOT_NOTIFY, s->sup.listener) < 0)
+        bsh__supervisor_release(&s->sup); /* its calls then fail */
+}
+
 void bsh__stream_time_out_now(struct bsh_stream *s)
 {
     abort_run(s);
@@ -891,6 +927,7 @@ void bsh_stream_free(struct bsh_stream *s)
         return;
     abort_run(s);
     release_input(s);
+    release_supervisor(s);
     bsh__cgroup_remove(&s->cgroup, 0);
     free(s->diagnosis);
     bsh__pollset_release(&s->polls);

@@ -15,6 +15,7 @@
 #include "input.h"
 #include "internal.h"
 #include "pollset.h"
+#include "supervise.h"
 
 #include <stdatomic.h>
 
@@ -71,6 +72,7 @@ struct bsh_stream {
     int kill_errno;                /* why the kill failed, or 0 */
     struct timespec kill_deadline; /* PHASE_ENDING: when to give up */
     int wakefd;                    /* eventfd: written by a cancel */
+    struct bsh__supervisor sup;    /* the sandbox's, listener -1: none */
     atomic_int cancelled;          /* how many cancels were asked for */
     enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
@@ -103,6 +105,10 @@ void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
 
 /* Takes over a started process: the stream runs. */
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p);
+
+/* The sandbox's supervisor for the run, moved into the stream, which
+ * answers its listener while the run lives. */
+void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup);
 
 /* The stream's only item will be the timeout item (timeout 0). A started
  * process is killed and reaped first. */

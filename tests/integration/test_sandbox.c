@@ -12,6 +12,7 @@
 #include "sandbox.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void layers_by_abi(void)
@@ -133,6 +134,46 @@ static void bad_write_dir(void)
     is_int(bsh_run(&o, &s, &err), BSH_EINVAL, "write_count without dirs");
 }
 
+/* Mode changes go through the stream's supervisor, in either way of
+ * driving the stream. */
+static void supervised_chmod(bool pollable)
+{
+    char dir[] = "/var/tmp/bsh-sandbox-XXXXXX", cmd[400];
+    char other[] = "/var/tmp/bsh-sandbox-XXXXXX";
+    ok(mkdtemp(dir) != NULL && mkdtemp(other) != NULL,
+       "a writable directory and another one, outside /tmp");
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && touch mine && chmod 700 mine && stat -c %%a mine && "
+             "chmod 755 %s; echo $?",
+             dir, other);
+    const char *dirs[] = {dir};
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = cmd;
+    o.timeout_ms = 10000;
+    o.sandbox = (struct bsh_sandbox){BSH_SANDBOX_STRICT, dirs, 1, false};
+    struct result r;
+    if (pollable) {
+        memset(&r, 0, sizeof(r));
+        struct bsh_stream *s = NULL;
+        struct bsh_error err;
+        r.guard_rc = bsh_run(&o, &s, &err);
+        drain_pollable(s, &r);
+        bsh_stream_free(s);
+    } else {
+        run_collect(&o, &r);
+    }
+    const char *how = pollable ? "(pollable fd)" : "(blocking)";
+    ok(result_exit(&r, 0), how);
+    ok(r.out_len == 6 && memcmp(r.out, "700\n1\n", 6) == 0,
+       "chmod in a writable place done, outside refused");
+    result_free(&r);
+    struct stat st;
+    ok(stat(other, &st) == 0 && (st.st_mode & 07777) == 0700,
+       "the other directory kept its mode (mkdtemp's 0700)");
+    snprintf(cmd, sizeof(cmd), "rm -f %s/mine", dir);
+    ok(system(cmd) == 0 && rmdir(dir) == 0 && rmdir(other) == 0, "cleaned up");
+}
+
 static void writable_places(void)
 {
     char dir[] = "/var/tmp/bsh-sandbox-XXXXXX";
@@ -162,5 +203,7 @@ int main(void)
     report_matches_the_kernel();
     bad_write_dir();
     writable_places();
+    supervised_chmod(false);
+    supervised_chmod(true);
     return tap_done();
 }

@@ -99,6 +99,9 @@ symlink_in() { fresh_target; ln -s "$T" "$WORK/link"; }
 target_owner_changed() { [ "$(stat -c %U "$T")" = nobody ]; }
 setid_target() { fresh_target; cp "$T" "$WORK/own"; }
 setid_set() { [ -u "$WORK/own" ]; }
+mode_changed() { [ "$(stat -c %a "$T")" != 644 ]; }
+times_changed() { [ "$(stat -c %Y "$T")" -lt 1000000000 ]; }
+xattr_set() { python3 -c "import os, sys; sys.exit(0 if 'user.bsh' in os.listxattr('$T') else 1)"; }
 hardlink_made() { [ -e "$WORK/hl" ]; }
 renamed() { [ -e "$WORK/stolen" ]; }
 
@@ -173,6 +176,12 @@ attack "remove a file outside" fresh_target "rm -f ../outside/target" target_gon
 attack "truncate a file outside" fresh_target "truncate -s 0 $T" target_changed
 attack "chown a file outside" owned_target "chown nobody $T" target_owner_changed
 attack "chmod setuid" setid_target "chmod u+s own" setid_set
+attack "chmod a file outside" fresh_target "chmod 600 $T" mode_changed
+attack "fchmod a file outside through a read-only fd" fresh_target \
+    "python3 -c 'import os; os.fchmod(os.open(\"$T\", os.O_RDONLY), 0o600)'" mode_changed
+attack "change the times of a file outside" fresh_target "touch -d 2001-01-01 $T" times_changed
+attack "set an extended attribute outside" fresh_target \
+    "python3 -c 'import os; os.setxattr(\"$T\", \"user.bsh\", b\"x\")'" xattr_set
 attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_uid
 attack "TCP connect to 127.0.0.1" no_setup "exec 3<>/dev/tcp/127.0.0.1/$PORT" succeeded
 attack "TCP listen" no_setup "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()'" succeeded
@@ -220,6 +229,9 @@ workload "writes to /tmp and /dev/null" \
 workload "read anywhere readable" \
     "cat /etc/os-release > /dev/null && ls / /usr/lib > /dev/null &&
      head -c 4 /usr/bin/bash | od -c | head -1 && echo read" read
+workload "chmod and touch in the working directory" \
+    "printf 'echo script-ran' > s.sh && chmod 755 s.sh && ./s.sh && touch -d 2001-01-01 s.sh &&
+     stat -c %a s.sh" 755
 workload "a pipeline and a subshell" "seq 1000 | sort -n | tail -1 | (read n; echo \$((n + 1)))" 1001
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 wtried=$((wtried + 1))

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Carrying out the run's mode and time changes (see supervise.h). The
+ * file is opened here with O_PATH, relative to the run's own working
+ * directory or fd (through /proc/PID), and judged by where that open file
+ * really is: a path that a symlink or `..` leads elsewhere, or that the
+ * run swaps after asking, cannot change the outcome, because the call
+ * is then made on the opened file (/proc/self/fd/N), not on the path.
+ */
+#define _GNU_SOURCE
+#include "supervise.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_fchmodat2
+#    define SYS_fchmodat2 452
+#endif
+
+void bsh__supervisor_init(struct bsh__supervisor *sv)
+{
+    memset(sv, 0, sizeof(*sv));
+    sv->listener = -1;
+}
+
+void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path)
+{
+    char *real = path != NULL ? realpath(path, NULL) : NULL;
+    char **grown = real != NULL
+                       ? realloc(sv->places, (sv->count + 1) * sizeof(*grown))
+                       : NULL;
+    if (grown == NULL) {
+        free(real);
+        return;
+    }
+    sv->places = grown;
+    sv->places[sv->count++] = real;
+}
+
+void bsh__supervisor_release(struct bsh__supervisor *sv)
+{
+    sv->listener = bsh__close(sv->listener);
+    for (size_t i = 0; i < sv->count; i++)
+        free(sv->places[i]);
+    free(sv->places);
+    sv->places = NULL;
+    sv->count = 0;
+}
+
+/* Whether `real` is a writable place or lies under one. */
+static bool allowed(const struct bsh__supervisor *sv, const char *real)
+{
+    for (size_t i = 0; i < sv->count; i++) {
+        size_t n = strlen(sv->places[i]);
+        if (strncmp(real, sv->places[i], n) == 0 &&
+            (real[n] == '\0' || real[n] == '/' ||
+             strcmp(sv->places[i], "/") == 0))
+            return true;
+    }
+    return false;
+}
+
+/* Reads `size` bytes at `addr` of process `pid`; false when it cannot. */
+static bool peek(pid_t pid, uint64_t addr, void *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = pread(fd, buf, size, (off_t)addr);
+    close(fd);
+    return n == (ssize_t)size;
+}
+
+/* The NUL-terminated path at `addr`, read a page piece at a time (a
+ * string may end just before an unmapped page). */
+static bool peek_path(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+    size_t len = 0;
+    while (len < size - 1) {
+        size_t in_page = 4096 - (size_t)((addr + len) % 4096);
+        size_t n = in_page < size - 1 - len ? in_page : size - 1 - len;
+        if (!peek(pid, addr + len, buf + len, n))
+            return false;
+        void *nul = memchr(buf + len, '\0', n);
+        if (nul != NULL)
+            return true;
+        len += n;
+    }
+    return false; /* longer than PATH_MAX */
+}
+
+/* The run's file named by (`dirfd`, `path`) opened here with O_PATH, or
+ * -1 with errno. A NULL path means `dirfd` itself. */
+static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
+{
+    char base[64];
+    if (dirfd == AT_FDCWD)
+        snprintf(base, sizeof(base), "/proc/%d/cwd", (int)pid);
+    else
+        snprintf(base, sizeof(base), "/proc/%d/fd/%d", (int)pid, dirfd);
+    int b = open(base, O_PATH | O_CLOEXEC);
+    if (b < 0 || path == NULL || path[0] == '\0')
+        return b;
+    int fd = openat(b, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    int saved = errno;
+    close(b);
+    errno = saved;
+    return fd;
+}
+
+/* What the run asked: which file, and what to do to it. */
+struct request {
+    int dirfd;
+    bool has_path, follow;
+    uint64_t path_addr;
+    bool chmod;          /* else utimensat */
+    mode_t mode;         /* chmod */
+    uint64_t times_addr; /* utimensat: NULL for now */
+};
+
+static bool parse(const struct seccomp_data *d, struct request *rq)
+{
+    memset(rq, 0, sizeof(*rq));
+    rq->follow = true;
+    rq->chmod = true;
+    switch (d->nr) {
+    case SYS_chmod:
+        rq->dirfd = AT_FDCWD, rq->has_path = true;
+        rq->path_addr = d->args[0], rq->mode = (mode_t)d->args[1];
+        return true;
+    case SYS_fchmod:
+        rq->dirfd = (int)d->args[0], rq->mode = (mode_t)d->args[1];
+        return true;
+    case SYS_fchmodat:
+    case SYS_fchmodat2:
+        rq->dirfd = (int)d->args[0], rq->has_path = true;
+        rq->path_addr = d->args[1], rq->mode = (mode_t)d->args[2];
+        rq->follow =
+            d->nr == SYS_fchmodat || !((int)d->args[3] & AT_SYMLINK_NOFOLLOW);
+        return true;
+    case SYS_utimensat:
+        rq->chmod = false;
+        rq->dirfd = (int)d->args[0];
+        rq->has_path = d->args[1] != 0;
+        rq->path_addr = d->args[1], rq->times_addr = d->args[2];
+        rq->follow = !((int)d->args[3] & AT_SYMLINK_NOFOLLOW);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Carries out `rq` if its file lies in a writable place: 0 or an errno. */
+static int carry_out(struct bsh__supervisor *sv, pid_t pid,
+                     const struct request *rq, const char *path)
+{
+    if (rq->chmod && (rq->mode & (S_ISUID | S_ISGID)))
+        return EPERM; /* no setuid or setgid file, anywhere */
+    struct timespec times[2];
+    if (!rq->chmod && rq->times_addr != 0 &&
+        !peek(pid, rq->times_addr, times, sizeof(times)))
+        return EFAULT;
+    int fd =
+        open_target(pid, rq->dirfd, rq->has_path ? path : NULL, rq->follow);
+    if (fd < 0)
+        return errno;
+    char self[64], real[PATH_MAX];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    int err = 0;
+    struct stat st;
+    if (n <= 0 || fstat(fd, &st) < 0) {
+        err = EACCES;
+    } else {
+        real[n] = '\0';
+        if (!allowed(sv, real))
+            err = EACCES; /* as Landlock answers a write outside */
+        else if (S_ISLNK(st.st_mode))
+            err = rq->chmod ? EOPNOTSUPP : 0;
+        else if (rq->chmod
+                     ? chmod(self, rq->mode) < 0
+                     : utimensat(AT_FDCWD, self,
+                                 rq->times_addr != 0 ? times : NULL, 0) < 0)
+            err = errno;
+    }
+    close(fd);
+    return err;
+}
+
+void bsh__supervisor_serve(struct bsh__supervisor *sv)
+{
+    /* Sized as the running kernel's structures, which may grow. */
+    struct seccomp_notif_sizes sizes;
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+        return;
+    size_t req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+                          ? sizes.seccomp_notif
+                          : sizeof(struct seccomp_notif);
+    size_t resp_size =
+        sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+            ? sizes.seccomp_notif_resp
+            : sizeof(struct seccomp_notif_resp);
+    struct seccomp_notif *req = calloc(1, req_size);
+    struct seccomp_notif_resp *resp = calloc(1, resp_size);
+    if (req != NULL && resp != NULL &&
+        ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+        struct request rq;
+        char path[PATH_MAX];
+        int err = EPERM;
+        pid_t pid = (pid_t)req->pid;
+        if (parse(&req->data, &rq) &&
+            (!rq.has_path || peek_path(pid, rq.path_addr, path, sizeof(path))))
+            /* The process may have gone and its pid been reused since it
+             * asked: only an id that is still valid is carried out. */
+            err =
+                ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0
+                    ? carry_out(sv, pid, &rq, path)
+                    : ENOENT;
+        resp->id = req->id;
+        resp->error = -err;
+        resp->val = 0;
+        ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+    }
+    free(req);
+    free(resp);
+}
