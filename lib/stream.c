@@ -198,6 +198,8 @@ static void note_exit(struct bsh_stream *s)
 
 /* Waits for events (or only looks, when !block) and takes them in.
  * Returns the number of ready slots. */
+static void release_supervisor(struct bsh_stream *s);
+
 static int wait_events(struct bsh_stream *s, bool block)
 {
     struct timespec at = {0, 0}, left, zero = {0, 0};
@@ -211,8 +213,9 @@ static int wait_events(struct bsh_stream *s, bool block)
         note_exit(s);
     if (bsh__pollset_take(&s->polls, SLOT_IN))
         flush_input(s);
-    if (bsh__pollset_take(&s->polls, SLOT_NOTIFY))
-        bsh__supervisor_serve(&s->sup);
+    if (bsh__pollset_take(&s->polls, SLOT_NOTIFY) &&
+        !bsh__supervisor_serve(&s->sup))
+        release_supervisor(s);
     /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
     s->polls.ready = 0;
     return n;
@@ -251,9 +254,10 @@ static void serve_notifications(struct bsh_stream *s)
 {
     for (int i = 0; i < 64 && s->sup.listener >= 0; i++) {
         struct pollfd p = {s->sup.listener, POLLIN, 0};
-        if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN))
+        if (poll(&p, 1, 0) <= 0)
             return;
-        bsh__supervisor_serve(&s->sup);
+        if (!bsh__supervisor_serve(&s->sup))
+            release_supervisor(s);
     }
 }
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,12 +201,17 @@ static int carry_out(struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
-void bsh__supervisor_serve(struct bsh__supervisor *sv)
+bool bsh__supervisor_serve(struct bsh__supervisor *sv)
 {
+    struct pollfd p = {sv->listener, POLLIN, 0};
+    if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+        return false; /* the last filtered process is gone */
+    if (!(p.revents & POLLIN))
+        return true;
     /* Sized as the running kernel's structures, which may grow. */
     struct seccomp_notif_sizes sizes;
     if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
-        return;
+        return false;
     size_t req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
                           ? sizes.seccomp_notif
                           : sizeof(struct seccomp_notif);
@@ -236,4 +242,5 @@ void bsh__supervisor_serve(struct bsh__supervisor *sv)
     }
     free(req);
     free(resp);
+    return true;
 }

@@ -10,6 +10,7 @@
 #ifndef BSH_SUPERVISE_H
 #define BSH_SUPERVISE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -25,9 +26,10 @@ void bsh__supervisor_init(struct bsh__supervisor *sv);
 /* Adds a writable place by its real path; missing ones are skipped. */
 void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path);
 
-/* Takes one notification that waits (call when the listener is readable)
- * and answers it. */
-void bsh__supervisor_serve(struct bsh__supervisor *sv);
+/* Takes one notification that waits (call when the listener polled
+ * ready) and answers it. False once no process of the run can make such
+ * a call any more (the listener hung up): release it then. */
+bool bsh__supervisor_serve(struct bsh__supervisor *sv);
 
 /* Closes the listener (pending calls fail) and frees the places. */
 void bsh__supervisor_release(struct bsh__supervisor *sv);
