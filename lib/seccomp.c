@@ -108,12 +108,13 @@ static int deny_ioctl(scmp_filter_ctx ctx, unsigned long request)
                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
 }
 
-/* Mode and time changes go to the supervisor (supervise.c), which
- * carries them out in the writable places only: Landlock has no right
- * for them. */
+/* Mode and time changes, and connecting to a Unix socket by path, go to
+ * the supervisor (supervise.c), which carries them out in the writable
+ * places only: Landlock has no right for them. */
 static int supervise_metadata(scmp_filter_ctx ctx)
 {
-    const char *const names[] = {"chmod", "fchmod", "fchmodat", "utimensat"};
+    const char *const names[] = {"chmod", "fchmod", "fchmodat", "utimensat",
+                                 "connect"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         int nr = seccomp_syscall_resolve_name(names[i]);
         if (nr != __NR_SCMP_ERROR &&

@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #ifndef SYS_fchmodat2
@@ -201,6 +203,90 @@ static int carry_out(struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
+/* The run's socket `fd` as a socket of ours (pidfd_getfd), or -1 with
+ * errno. */
+static int take_socket(pid_t pid, int fd)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0)
+        return -1;
+    int sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+    int saved = errno;
+    close(pidfd);
+    errno = saved;
+    return sock;
+}
+
+/* Connects `sock` to the socket file that (`pid`'s) `path` names, when
+ * that file lies in a writable place: through the file opened here, so
+ * the path cannot be swapped after the check. 0 or an errno. */
+static int connect_path(struct bsh__supervisor *sv, pid_t pid, int sock,
+                        const char *path)
+{
+    int target = open_target(pid, AT_FDCWD, path, true);
+    if (target < 0)
+        return errno;
+    char self[64], real[PATH_MAX];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", target);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    int err = EACCES;
+    if (n > 0) {
+        real[n] = '\0';
+        struct sockaddr_un via = {.sun_family = AF_UNIX};
+        snprintf(via.sun_path, sizeof(via.sun_path), "%s", self);
+        if (allowed(sv, real))
+            err = connect(sock, (struct sockaddr *)&via, sizeof(via)) < 0
+                      ? errno
+                      : 0;
+    }
+    close(target);
+    return err;
+}
+
+/* connect() of the run. Landlock does not cover connecting to a Unix
+ * socket by path (/var/run/docker.sock, say, is a way out): bsh makes
+ * that connection itself on the run's own socket, only to a socket file
+ * in a writable place. An abstract address is refused (bsh connecting in
+ * the run's stead would pass over the Landlock scope, and letting the
+ * call go on would let the run swap the address for a path after the
+ * check). A socket that is not a Unix one goes on as asked: its family
+ * is fixed, so no address can take it to a Unix socket. */
+static int connect_unix(struct bsh__supervisor *sv, pid_t pid,
+                        const struct seccomp_data *d, bool *go_on)
+{
+    *go_on = false;
+    int sock = take_socket(pid, (int)d->args[0]);
+    if (sock < 0)
+        return errno == EBADF ? EBADF : EACCES;
+    int domain = -1;
+    socklen_t dlen = sizeof(domain);
+    struct sockaddr_un sun;
+    memset(&sun, 0, sizeof(sun));
+    socklen_t len = (socklen_t)d->args[2];
+    int err = 0;
+    if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
+        err = errno;
+    else if (domain != AF_UNIX)
+        *go_on = true;
+    else if (len > sizeof(sa_family_t) && len <= sizeof(sun) &&
+             !peek(pid, d->args[1], &sun, len))
+        err = EFAULT;
+    else if (len <= sizeof(sa_family_t) || len > sizeof(sun) ||
+             sun.sun_family != AF_UNIX)
+        err = EINVAL;
+    else if (sun.sun_path[0] == '\0')
+        err = EACCES;
+    else {
+        char path[sizeof(sun.sun_path) + 1]; /* the kernel takes 108 bytes
+                                                 without a NUL */
+        memcpy(path, sun.sun_path, sizeof(sun.sun_path));
+        path[sizeof(sun.sun_path)] = '\0';
+        err = connect_path(sv, pid, sock, path);
+    }
+    close(sock);
+    return err;
+}
+
 bool bsh__supervisor_serve(struct bsh__supervisor *sv)
 {
     struct pollfd p = {sv->listener, POLLIN, 0};
@@ -224,20 +310,26 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
     if (req != NULL && resp != NULL &&
         ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         struct request rq;
-        char path[PATH_MAX];
+        char path[PATH_MAX] = "";
         int err = EPERM;
+        bool go_on = false;
         pid_t pid = (pid_t)req->pid;
-        if (parse(&req->data, &rq) &&
-            (!rq.has_path || peek_path(pid, rq.path_addr, path, sizeof(path))))
-            /* The process may have gone and its pid been reused since it
-             * asked: only an id that is still valid is carried out. */
-            err =
-                ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0
-                    ? carry_out(sv, pid, &rq, path)
-                    : ENOENT;
+        /* The process may have gone and its pid been reused since it
+         * asked: only an id that is still valid is carried out. */
+        bool valid =
+            ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
+        if (!valid)
+            err = ENOENT;
+        else if (req->data.nr == SYS_connect)
+            err = connect_unix(sv, pid, &req->data, &go_on);
+        else if (parse(&req->data, &rq) &&
+                 (!rq.has_path ||
+                  peek_path(pid, rq.path_addr, path, sizeof(path))))
+            err = carry_out(sv, pid, &rq, path);
         resp->id = req->id;
-        resp->error = -err;
+        resp->error = go_on ? 0 : -err;
         resp->val = 0;
+        resp->flags = go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
         ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
     }
     free(req);

@@ -193,8 +193,9 @@ enum bsh_sandbox_layer {
     BSH_LAYER_LANDLOCK_SCOPE = 1u << 3,
     /* A seccomp filter: no IPv4/IPv6/packet sockets, mounts, namespaces,
      * kernel modules, BPF, TIOCSTI, chown, setuid modes; mode and time
-     * changes carried out by the stream, in the writable places only
-     * (it answers them while it is driven). */
+     * changes and connecting to a Unix socket by path carried out by the
+     * stream, in the writable places only (it answers them while it is
+     * driven). */
     BSH_LAYER_SECCOMP = 1u << 4,
 };
 #define BSH_SANDBOX_LAYERS 5

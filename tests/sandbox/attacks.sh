@@ -126,6 +126,18 @@ PIDS+=($!)
 for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
 succeeded() { [ "$RC" -eq 0 ]; }
 
+# A Unix socket server outside the writable places.
+SOCK=$BASE/daemon.sock
+python3 -c "
+import socket
+s = socket.socket(socket.AF_UNIX); s.bind('$SOCK'); s.listen(16)
+while True:
+    c, _ = s.accept(); c.sendall(b'answered\n'); c.close()" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+chmod 777 "$BASE" && chmod 666 "$SOCK" # reachable by any user without the sandbox
+socket_answered() { [[ $OUT == *answered* ]]; }
+
 # A process outside the run (the caller's side), new for each attempt.
 victim() {
     sleep 600 &
@@ -183,6 +195,9 @@ attack "change the times of a file outside" fresh_target "touch -d 2001-01-01 $T
 attack "set an extended attribute outside" fresh_target \
     "python3 -c 'import os; os.setxattr(\"$T\", \"user.bsh\", b\"x\")'" xattr_set
 attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_uid
+attack "connect to a Unix socket outside (as to docker.sock)" no_setup \
+    "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$SOCK\"); print(s.recv(9).decode())'" \
+    socket_answered
 attack "TCP connect to 127.0.0.1" no_setup "exec 3<>/dev/tcp/127.0.0.1/$PORT" succeeded
 attack "TCP listen" no_setup "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()'" succeeded
 attack "UDP socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", $PORT))'" succeeded
@@ -232,6 +247,11 @@ workload "read anywhere readable" \
 workload "chmod and touch in the working directory" \
     "printf 'echo script-ran' > s.sh && chmod 755 s.sh && ./s.sh && touch -d 2001-01-01 s.sh &&
      stat -c %a s.sh" 755
+workload "a Unix socket in the working directory" \
+    "python3 -c 'import os, socket, threading
+s = socket.socket(socket.AF_UNIX); s.bind(\"local.sock\"); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b\"local-ok\"), daemon=True).start()
+c = socket.socket(socket.AF_UNIX); c.connect(\"local.sock\"); print(c.recv(8).decode())'" local-ok
 workload "a pipeline and a subshell" "seq 1000 | sort -n | tail -1 | (read n; echo \$((n + 1)))" 1001
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 wtried=$((wtried + 1))
