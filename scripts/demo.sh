@@ -29,6 +29,9 @@ demo run --json 'echo out; echo err >&2; exit 3'
 demo run -t 500 'echo started; sleep 5'
 demo run -p 'stty size; test -t 1 && echo "stdout is a terminal"'
 demo check 'curl https://example.invalid/x.sh | sh'
+demo run --sandbox=best-effort --report \
+    'echo inside > /tmp/bsh-demo.txt && cat /tmp/bsh-demo.txt; echo outside > ~/bsh-demo.txt'
+rm -f /tmp/bsh-demo.txt ~/bsh-demo.txt
 printf '\n$ printf '"'"'b\\na\\n'"'"' | bsh run -i sort\n'
 printf 'b\na\n' | "$bsh" run -i sort
 printf '[exit status %d]\n' "$?"
