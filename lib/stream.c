@@ -261,6 +261,9 @@ static void serve_notifications(struct bsh_stream *s)
     }
 }
 
+/* Scans of the session at a kill, at most (see signal_run()). */
+#define KILL_PASSES 4
+
 /* The run is over: a call still waiting on the supervisor fails. */
 static void release_supervisor(struct bsh_stream *s)
 {
@@ -292,10 +295,25 @@ static int signal_run(struct bsh_stream *s, int sig)
      * without one, in the session: processes that moved to a group of
      * their own (setpgid) are still there. */
     int err = bsh__child_signal_group(&s->child, sig);
-    int pids[512], n = bsh__run_pids(s, pids, 512);
-    for (int i = 0; i < n; i++)
-        if (pids[i] > 0)
+    /* A member that forked between the scan and its kill left a child the
+     * scan did not see: look again while a pass finds pids newer than
+     * the last (a killed process forks no more). */
+    int newest = 0;
+    for (int pass = 0; pass < KILL_PASSES; pass++) {
+        int pids[512], n = bsh__run_pids(s, pids, 512);
+        bool fresh = false;
+        for (int i = 0; i < n; i++) {
+            if (pids[i] <= 0)
+                continue;
             kill(pids[i], sig);
+            if (pids[i] > newest) {
+                newest = pids[i];
+                fresh = true;
+            }
+        }
+        if (!fresh || sig != SIGKILL || s->cgroup.dir >= 0)
+            break;
+    }
     return err;
 }
 
