@@ -78,12 +78,15 @@ static const unsigned long clone_ns[] = {
     CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
-static int deny_all(scmp_filter_ctx ctx)
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* `action` for each call in `names` this architecture has. */
+static int add_by_name(scmp_filter_ctx ctx, uint32_t action,
+                       const char *const *names, size_t count)
 {
-    for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
-        int nr = seccomp_syscall_resolve_name(denied[i]);
-        if (nr != __NR_SCMP_ERROR &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
+    for (size_t i = 0; i < count; i++) {
+        int nr = seccomp_syscall_resolve_name(names[i]);
+        if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, action, nr, 0) < 0)
             return -1;
     }
     return 0;
@@ -91,7 +94,7 @@ static int deny_all(scmp_filter_ctx ctx)
 
 static int deny_clone_namespaces(scmp_filter_ctx ctx)
 {
-    for (size_t i = 0; i < sizeof(clone_ns) / sizeof(clone_ns[0]); i++)
+    for (size_t i = 0; i < COUNT(clone_ns); i++)
         if (seccomp_rule_add(
                 ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                 SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i])) < 0)
@@ -115,12 +118,8 @@ static int supervise_metadata(scmp_filter_ctx ctx)
 {
     const char *const names[] = {"chmod", "fchmod", "fchmodat", "utimensat",
                                  "connect"};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        int nr = seccomp_syscall_resolve_name(names[i]);
-        if (nr != __NR_SCMP_ERROR &&
-            seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0) < 0)
-            return -1;
-    }
+    if (add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names)) < 0)
+        return -1;
     int fchmodat2 = seccomp_syscall_resolve_name("fchmodat2");
 #if defined(__x86_64__)
     if (fchmodat2 == __NR_SCMP_ERROR)
@@ -132,21 +131,11 @@ static int supervise_metadata(scmp_filter_ctx ctx)
     /* The old time calls (glibc uses utimensat) and extended attributes
      * (which no right covers either): as on a file system without them. */
     const char *const old[] = {"utime", "utimes", "futimesat"};
-    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
-        int nr = seccomp_syscall_resolve_name(old[i]);
-        if (nr != __NR_SCMP_ERROR &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0)
-            return -1;
-    }
     const char *const xattr[] = {"setxattr",    "lsetxattr",    "fsetxattr",
                                  "removexattr", "lremovexattr", "fremovexattr"};
-    for (size_t i = 0; i < sizeof(xattr) / sizeof(xattr[0]); i++) {
-        int nr = seccomp_syscall_resolve_name(xattr[i]);
-        if (nr != __NR_SCMP_ERROR &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), nr, 0) < 0)
-            return -1;
-    }
-    return 0;
+    if (add_by_name(ctx, SCMP_ACT_ERRNO(ENOSYS), old, COUNT(old)) < 0)
+        return -1;
+    return add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr, COUNT(xattr));
 }
 
 static int deny_inet(scmp_filter_ctx ctx)
@@ -217,9 +206,10 @@ static int build(bool allow_net, struct sock_fprog *prog)
     int rc = -1;
     /* No new privileges is a layer of its own, set by the child. */
     if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
-        deny_all(ctx) == 0 && deny_clone_namespaces(ctx) == 0 &&
-        deny_ioctl(ctx, TIOCSTI) == 0 && deny_ioctl(ctx, TIOCLINUX) == 0 &&
-        supervise_metadata(ctx) == 0 && (allow_net || deny_inet(ctx) == 0))
+        add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), denied, COUNT(denied)) == 0 &&
+        deny_clone_namespaces(ctx) == 0 && deny_ioctl(ctx, TIOCSTI) == 0 &&
+        deny_ioctl(ctx, TIOCLINUX) == 0 && supervise_metadata(ctx) == 0 &&
+        (allow_net || deny_inet(ctx) == 0))
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {
