@@ -124,6 +124,28 @@ static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
     return fd;
 }
 
+/* The run's file (see open_target()) when its real path lies in a
+ * writable place: the fd, with `self` naming it as /proc/self/fd/N; -1
+ * with errno (EACCES outside, as Landlock answers a write there). */
+static int open_in_place(const struct bsh__supervisor *sv, pid_t pid, int dirfd,
+                         const char *path, bool follow, char self[64])
+{
+    int fd = open_target(pid, dirfd, path, follow);
+    if (fd < 0)
+        return -1;
+    char real[PATH_MAX];
+    snprintf(self, 64, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    if (n > 0)
+        real[n] = '\0';
+    if (n <= 0 || !allowed(sv, real)) {
+        close(fd);
+        errno = EACCES;
+        return -1;
+    }
+    return fd;
+}
+
 /* What the run asked: which file, and what to do to it. */
 struct request {
     int dirfd;
@@ -131,7 +153,7 @@ struct request {
     uint64_t path_addr;
     bool chmod;          /* else utimensat */
     mode_t mode;         /* chmod */
-    uint64_t times_addr; /* utimensat: NULL for now */
+    uint64_t times_addr; /* utimensat: the times; 0: now */
 };
 
 static bool parse(const struct seccomp_data *d, struct request *rq)
@@ -176,29 +198,21 @@ static int carry_out(struct bsh__supervisor *sv, pid_t pid,
     if (!rq->chmod && rq->times_addr != 0 &&
         !peek(pid, rq->times_addr, times, sizeof(times)))
         return EFAULT;
-    int fd =
-        open_target(pid, rq->dirfd, rq->has_path ? path : NULL, rq->follow);
+    char self[64];
+    int fd = open_in_place(sv, pid, rq->dirfd, rq->has_path ? path : NULL,
+                           rq->follow, self);
     if (fd < 0)
         return errno;
-    char self[64], real[PATH_MAX];
-    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(self, real, sizeof(real) - 1);
     int err = 0;
     struct stat st;
-    if (n <= 0 || fstat(fd, &st) < 0) {
+    if (fstat(fd, &st) < 0)
         err = EACCES;
-    } else {
-        real[n] = '\0';
-        if (!allowed(sv, real))
-            err = EACCES; /* as Landlock answers a write outside */
-        else if (S_ISLNK(st.st_mode))
-            err = rq->chmod ? EOPNOTSUPP : 0;
-        else if (rq->chmod
-                     ? chmod(self, rq->mode) < 0
-                     : utimensat(AT_FDCWD, self,
-                                 rq->times_addr != 0 ? times : NULL, 0) < 0)
-            err = errno;
-    }
+    else if (S_ISLNK(st.st_mode))
+        err = rq->chmod ? EOPNOTSUPP : 0;
+    else if (rq->chmod ? chmod(self, rq->mode) < 0
+                       : utimensat(AT_FDCWD, self,
+                                   rq->times_addr != 0 ? times : NULL, 0) < 0)
+        err = errno;
     close(fd);
     return err;
 }
@@ -223,22 +237,14 @@ static int take_socket(pid_t pid, int fd)
 static int connect_path(struct bsh__supervisor *sv, pid_t pid, int sock,
                         const char *path)
 {
-    int target = open_target(pid, AT_FDCWD, path, true);
+    char self[64];
+    int target = open_in_place(sv, pid, AT_FDCWD, path, true, self);
     if (target < 0)
         return errno;
-    char self[64], real[PATH_MAX];
-    snprintf(self, sizeof(self), "/proc/self/fd/%d", target);
-    ssize_t n = readlink(self, real, sizeof(real) - 1);
-    int err = EACCES;
-    if (n > 0) {
-        real[n] = '\0';
-        struct sockaddr_un via = {.sun_family = AF_UNIX};
-        snprintf(via.sun_path, sizeof(via.sun_path), "%s", self);
-        if (allowed(sv, real))
-            err = connect(sock, (struct sockaddr *)&via, sizeof(via)) < 0
-                      ? errno
-                      : 0;
-    }
+    struct sockaddr_un via = {.sun_family = AF_UNIX};
+    snprintf(via.sun_path, sizeof(via.sun_path), "%s", self);
+    int err =
+        connect(sock, (struct sockaddr *)&via, sizeof(via)) < 0 ? errno : 0;
     close(target);
     return err;
 }
@@ -287,6 +293,21 @@ static int connect_unix(struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
+/* Sizes the notifications as the running kernel's structures. */
+static bool ask_sizes(struct bsh__supervisor *sv)
+{
+    struct seccomp_notif_sizes sizes;
+    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+        return false;
+    sv->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+                       ? sizes.seccomp_notif
+                       : sizeof(struct seccomp_notif);
+    sv->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+                        ? sizes.seccomp_notif_resp
+                        : sizeof(struct seccomp_notif_resp);
+    return true;
+}
+
 bool bsh__supervisor_serve(struct bsh__supervisor *sv)
 {
     struct pollfd p = {sv->listener, POLLIN, 0};
@@ -294,19 +315,10 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         return false; /* the last filtered process is gone */
     if (!(p.revents & POLLIN))
         return true;
-    /* Sized as the running kernel's structures, which may grow. */
-    struct seccomp_notif_sizes sizes;
-    if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+    if (sv->req_size == 0 && !ask_sizes(sv))
         return false;
-    size_t req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
-                          ? sizes.seccomp_notif
-                          : sizeof(struct seccomp_notif);
-    size_t resp_size =
-        sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
-            ? sizes.seccomp_notif_resp
-            : sizeof(struct seccomp_notif_resp);
-    struct seccomp_notif *req = calloc(1, req_size);
-    struct seccomp_notif_resp *resp = calloc(1, resp_size);
+    struct seccomp_notif *req = calloc(1, sv->req_size);
+    struct seccomp_notif_resp *resp = calloc(1, sv->resp_size);
     if (req != NULL && resp != NULL &&
         ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         struct request rq;

@@ -16,9 +16,11 @@
 
 struct bsh__supervisor {
     int listener;  /* the seccomp notification fd; -1: none */
-    pid_t pid;     /* the run's first process, for messages only */
     char **places; /* real paths of the writable places */
     size_t count;
+    /* The running kernel's sizes of a notification and its answer (they
+     * may outgrow our headers'), asked once; 0 until then. */
+    size_t req_size, resp_size;
 };
 
 void bsh__supervisor_init(struct bsh__supervisor *sv);
