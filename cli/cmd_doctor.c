@@ -134,14 +134,6 @@ static void gather(struct facts *f)
     try_run(f);
 }
 
-static const char *layer_state(const struct bsh_sandbox_report *sb,
-                               unsigned layer)
-{
-    return sb->applied & layer   ? "applied"
-           : sb->missing & layer ? "missing"
-                                 : "off";
-}
-
 static void print_text(const struct facts *f)
 {
     printf("bsh %s on Linux %s\n", bsh_version(), f->kernel);
@@ -162,7 +154,7 @@ static void print_text(const struct facts *f)
     printf("sandbox layers of a run:");
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         printf(" %s %s%s", bsh_sandbox_layer_name(1u << i),
-               layer_state(&f->sandbox, 1u << i),
+               report_layer_state(&f->sandbox, 1u << i),
                i + 1 < BSH_SANDBOX_LAYERS ? "," : "\n");
     printf("--sandbox (strict): %s\n", f->sandbox.missing == 0
                                            ? "available"
@@ -189,7 +181,7 @@ static void print_json(const struct facts *f)
            f->containment, f->sandbox.missing == 0 ? "true" : "false");
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         printf("%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
-               layer_state(&f->sandbox, 1u << i));
+               report_layer_state(&f->sandbox, 1u << i));
     printf("}}}\n");
 }
 

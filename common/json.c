@@ -120,8 +120,8 @@ const char *report_containment(const struct bsh_report *r, bool subreaper)
                                                 : "session";
 }
 
-/* Each layer of a run's sandbox: "applied", "missing" or "off". */
-static const char *layer_state(const struct bsh_sandbox_report *sb,
+/* See json.h. */
+const char *report_layer_state(const struct bsh_sandbox_report *sb,
                                unsigned layer)
 {
     return sb->applied & layer   ? "applied"
@@ -140,7 +140,7 @@ static void put_sandbox(struct text *t, const struct bsh_sandbox_report *sb)
         sb->landlock_abi);
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         put(t, "%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
-            layer_state(sb, 1u << i));
+            report_layer_state(sb, 1u << i));
     put(t, "}}");
 }
 
@@ -211,7 +211,7 @@ char *report_text(const struct bsh_report *r, const char *containment)
             r->sandbox.mode == BSH_SANDBOX_STRICT ? "strict" : "best-effort");
         for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
             put(&t, " %s %s", bsh_sandbox_layer_name(1u << i),
-                layer_state(&r->sandbox, 1u << i));
+                report_layer_state(&r->sandbox, 1u << i));
     }
     return t.buf;
 }

@@ -27,4 +27,9 @@ char *report_text(const struct bsh_report *r, const char *containment);
  * "cgroup", or for a session "subreaper" when the caller is one. */
 const char *report_containment(const struct bsh_report *r, bool subreaper);
 
+/* One layer of a sandbox as the report says it: "applied", "missing" or
+ * "off". */
+const char *report_layer_state(const struct bsh_sandbox_report *sb,
+                               unsigned layer);
+
 #endif

@@ -33,6 +33,15 @@ static bool entry_names(const char *entry, const char *name)
     return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
+const char *bsh__env_value(char *const *envp, const char *name)
+{
+    for (char *const *e = envp != NULL ? envp : environ;
+         e != NULL && *e != NULL; e++)
+        if (entry_names(*e, name))
+            return *e + strlen(name) + 1;
+    return NULL;
+}
+
 /* True when a later variable than `index` has the same name. */
 static bool overridden_later(const struct bsh_env_var *vars, size_t count,
                              size_t index)

@@ -23,6 +23,9 @@ bool bsh__pattern_matches(size_t index, const char *s, size_t len);
  * out of memory. Callers have validated the names. */
 char **bsh__env_build(const struct bsh_env_var *vars, size_t count);
 
+/* env.c: the value `envp` (NULL: `environ`) gives `name`, or NULL. */
+const char *bsh__env_value(char *const *envp, const char *name);
+
 /* A started process, as spawn.c hands it to the stream. */
 struct bsh__started {
     pid_t pid;

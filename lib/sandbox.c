@@ -143,15 +143,6 @@ static int add_path(int ruleset, const char *path, uint64_t rights)
     return rc < 0 ? -1 : 0;
 }
 
-static const char *env_value(char *const *envp, const char *name)
-{
-    size_t n = strlen(name);
-    for (char *const *e = envp; e != NULL && *e != NULL; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
-
 /* The Landlock ruleset of the run; -1 with `why` set. */
 static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         int abi, const char *cwd, char *const *envp, char *why,
@@ -186,7 +177,7 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     }
     uint64_t read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
                     (fs & LL_FS_IOCTL_DEV);
-    const char *tmpdir = env_value(envp != NULL ? envp : environ, "TMPDIR");
+    const char *tmpdir = bsh__env_value(envp, "TMPDIR");
     char here[4096];
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
     const char *fixed[] = {dir,         "/tmp",      "/dev/null",
