@@ -106,8 +106,13 @@ static void print_opt(const char *key, bool has, int v)
         printf(" %s=none", key);
 }
 
-void bench_report(const struct bench_args *a, const struct bench_run *runs,
-                  int n, double total_ms)
+static double tv_ms(struct timeval tv)
+{
+    return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec / 1e3;
+}
+
+void bench_report(const struct bench_args *a, const struct rusage *before,
+                  const struct bench_run *runs, int n, double total_ms)
 {
     const struct bench_run *last = &runs[n - 1];
     size_t max_out = 0, max_err = 0;
@@ -129,12 +134,13 @@ void bench_report(const struct bench_args *a, const struct bench_run *runs,
     printf("\n");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    double user = tv_ms(ru.ru_utime) - tv_ms(before->ru_utime);
+    double sys = tv_ms(ru.ru_stime) - tv_ms(before->ru_stime);
     printf("runs=%d parallel=%d total_ms=%.3f mean_ms=%.3f last_ms=%.3f "
-           "max_chunk_out=%zu max_chunk_err=%zu cpu_ms=%.3f rss_kb=%ld\n",
+           "max_chunk_out=%zu max_chunk_err=%zu cpu_ms=%.3f rss_kb=%ld "
+           "user_ms=%.3f sys_ms=%.3f\n",
            n, a->parallel, total_ms, sum / n, last->end_ms - last->start_ms,
-           max_out, max_err, cpu, ru.ru_maxrss);
+           max_out, max_err, user + sys, ru.ru_maxrss, user, sys);
 }
 
 int bench_main(int argc, char **argv, bench_runner *sequential,
@@ -147,9 +153,11 @@ int bench_main(int argc, char **argv, bench_runner *sequential,
     struct bench_run *runs = calloc((size_t)n, sizeof(*runs));
     if (runs == NULL)
         return 2;
+    struct rusage before;
+    getrusage(RUSAGE_SELF, &before);
     double t0 = mono_ms();
     (a.parallel > 1 ? parallel : sequential)(&a, runs);
-    bench_report(&a, runs, n, mono_ms() - t0);
+    bench_report(&a, &before, runs, n, mono_ms() - t0);
     free(runs);
     return 0;
 }

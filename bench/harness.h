@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "mono.h"
 
@@ -44,9 +45,11 @@ void bench_prepare(const struct bench_args *a);
 /* Adds one chunk to `r`. */
 void bench_chunk(struct bench_run *r, bool is_err, size_t len);
 
-/* Prints the two report lines for `n` runs, `total_ms` of wall time. */
-void bench_report(const struct bench_args *a, const struct bench_run *runs,
-                  int n, double total_ms);
+/* Prints the two report lines for `n` runs, `total_ms` of wall time; the
+ * CPU figures count from `before` (taken just before the first run, so
+ * that loading the program is not in them). */
+void bench_report(const struct bench_args *a, const struct rusage *before,
+                  const struct bench_run *runs, int n, double total_ms);
 
 /* How a program runs all of `a`'s runs, filling `runs`. */
 typedef void bench_runner(const struct bench_args *a, struct bench_run *runs);

@@ -126,8 +126,9 @@ static bool pool_take(struct bsh__cgroup *cg)
     }
     pthread_mutex_unlock(&pool_lock);
     if (got) { /* gone meanwhile (removed by hand)? then make one */
-        cg->dir =
-            openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof(path), "%s/%s", own_path, cg->name);
+        cg->dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         got = cg->dir >= 0;
     }
     return got;
@@ -210,12 +211,17 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len)
 {
     static atomic_uint serial;
+    cg->poolable = parent == NULL;
+    /* A pooled cgroup is opened by its path: its parent's fd is needed
+     * only to remove it. */
+    if (cg->poolable) {
+        pthread_once(&own_once, open_own);
+        if (own_error == 0 && pool_take(cg))
+            return 0;
+    }
     cg->parent = open_parent(parent, why, len);
     if (cg->parent < 0)
         return -1;
-    cg->poolable = parent == NULL;
-    if (cg->poolable && pool_take(cg))
-        return 0;
     for (int tries = 0; tries < 4; tries++) {
         bsh__format(cg->name, sizeof(cg->name), "bsh-%d-%u", (int)getpid(),
                     atomic_fetch_add(&serial, 1));
@@ -338,8 +344,11 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg)
      * kernel kills every child cloned into a cgroup that was once killed
      * (CLONE_INTO_CGROUP compares the kill count with its parent's). No
      * process can enter an empty cgroup but through us. */
-    if (bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0)
+    if (cg->emptied ||
+        bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) {
+        cg->emptied = true;
         return 0;
+    }
     cg->killed = true;
     if (write_file(cg, "cgroup.kill", "1") == 0)
         return 0;
@@ -402,12 +411,15 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
     if (cg->dir < 0)
         return 0;
     if (cg->poolable && !cg->killed &&
-        bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0 &&
+        (cg->emptied ||
+         bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) &&
         pool_give(cg)) {
         cg->dir = bsh__close(cg->dir);
         release_parent(cg);
         return 0;
     }
+    if (cg->parent < 0) /* a pooled cgroup: its parent is ours */
+        cg->parent = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int left = 0;
     for (int waited = 0;; waited++) {
         if (unlinkat(cg->parent, cg->name, AT_REMOVEDIR) == 0 || errno != EBUSY)

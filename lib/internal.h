@@ -90,8 +90,9 @@ int bsh__close(int fd);
 
 /* Reads the small file `path` (relative to `dirfd`, or AT_FDCWD) whole
  * into `buf`, NUL-terminated, cut at `size` - 1 bytes: /proc and cgroup
- * files. Its length, or -1 with errno when it cannot be opened or read
- * (`buf` then holds what was read before). */
+ * files, which give all they hold in one read: a short read ends it. Its
+ * length, or -1 with errno when it cannot be opened or read (`buf` then
+ * holds what was read before). */
 ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size);
 
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */

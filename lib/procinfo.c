@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,19 +76,107 @@ static bool in_session(int pid, int sid)
            state != 'Z';
 }
 
+/* ---- the leaders of this process's runs ----------------------------------
+ *
+ * A scan of the pids handed out since a run began meets, when many runs
+ * start together, mostly the leaders of the others: each leads a session
+ * of its own, so it is skipped without a system call. A leader is known
+ * from its start until it is reaped, so its pid cannot have been reused
+ * meanwhile. The list belongs to the process that filled it: a forked
+ * child starts anew. */
+
+static int *leaders;
+static size_t leader_count, leader_capacity;
+static pid_t leaders_owner;
+static pthread_mutex_t leaders_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Where `pid` is or would go in the sorted list. */
+static size_t leader_slot(int pid)
+{
+    size_t lo = 0, hi = leader_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (leaders[mid] < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void own_leaders(void)
+{
+    if (leaders_owner != getpid()) {
+        leaders_owner = getpid();
+        leader_count = 0;
+    }
+}
+
+void bsh__leader_add(int pid)
+{
+    pthread_mutex_lock(&leaders_lock);
+    own_leaders();
+    if (leader_count == leader_capacity) {
+        size_t cap = leader_capacity ? leader_capacity * 2 : 64;
+        int *grown = realloc(leaders, cap * sizeof(*grown));
+        if (grown != NULL) {
+            leaders = grown;
+            leader_capacity = cap;
+        }
+    }
+    if (leader_count < leader_capacity) { /* else: only scanned, not skipped */
+        size_t at = leader_slot(pid);
+        memmove(&leaders[at + 1], &leaders[at],
+                (leader_count - at) * sizeof(*leaders));
+        leaders[at] = pid;
+        leader_count++;
+    }
+    pthread_mutex_unlock(&leaders_lock);
+}
+
+void bsh__leader_remove(int pid)
+{
+    pthread_mutex_lock(&leaders_lock); /* a forked child's copy: no harm */
+    size_t at = leader_slot(pid);
+    if (at < leader_count && leaders[at] == pid) {
+        leader_count--;
+        memmove(&leaders[at], &leaders[at + 1],
+                (leader_count - at) * sizeof(*leaders));
+    }
+    pthread_mutex_unlock(&leaders_lock);
+}
+
+/* Whether `pid` leads another run of ours; called with the lock held and
+ * the list known to be this process's. */
+static bool other_leader(int pid, int sid)
+{
+    if (pid == sid)
+        return false;
+    size_t at = leader_slot(pid);
+    return at < leader_count && leaders[at] == pid;
+}
+
+/* ---- the members of a session ---------------------------------------------
+ */
+
 /* Every member of a run's session was made after its leader, so only the
  * pids handed out since then are looked at: a few for a short run, not
  * the whole of /proc. Past a wrap of the pid counter, /proc is read. */
-int bsh__session_pids(int sid, int *pids, int max)
+static int scan_session(int sid, bool others, int *pids, int max)
 {
     int last = last_pid(), n = 0;
     if (last >= sid && last - sid <= SESSION_SCAN_MAX) {
-        for (int pid = sid; pid <= last && n < max; pid++)
-            if (in_session(pid, sid)) {
+        if (others && last == sid)
+            return 0; /* nothing was made after the leader */
+        pthread_mutex_lock(&leaders_lock);
+        bool listed = leaders_owner == getpid();
+        for (int pid = others ? sid + 1 : sid; pid <= last && n < max; pid++)
+            if (!(listed && other_leader(pid, sid)) && in_session(pid, sid)) {
                 if (pids != NULL)
                     pids[n] = pid;
                 n++;
             }
+        pthread_mutex_unlock(&leaders_lock);
         return n;
     }
     DIR *d = opendir("/proc");
@@ -96,7 +185,7 @@ int bsh__session_pids(int sid, int *pids, int max)
     struct dirent *e;
     while (n < max && (e = readdir(d)) != NULL) {
         int pid = (int)strtol(e->d_name, NULL, 10);
-        if (pid > 0 && in_session(pid, sid)) {
+        if (pid > 0 && !(others && pid == sid) && in_session(pid, sid)) {
             if (pids != NULL)
                 pids[n] = pid;
             n++;
@@ -104,6 +193,16 @@ int bsh__session_pids(int sid, int *pids, int max)
     }
     closedir(d);
     return n;
+}
+
+int bsh__session_pids(int sid, int *pids, int max)
+{
+    return scan_session(sid, false, pids, max);
+}
+
+int bsh__session_others(int sid, int *pids, int max)
+{
+    return scan_session(sid, true, pids, max);
 }
 
 static void read_line(const char *path, char *out, size_t len)

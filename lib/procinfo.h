@@ -12,6 +12,16 @@
  * many. `pids` may be NULL to count. */
 int bsh__session_pids(int sid, int *pids, int max);
 
+/* The same without the leader (`sid` itself): those that a kill of the
+ * leader's group may not reach. Costs one read of /proc when no process
+ * was made after the leader. */
+int bsh__session_others(int sid, int *pids, int max);
+
+/* The leaders of this process's runs without a cgroup, from their start
+ * until their reap: the scans above skip them. */
+void bsh__leader_add(int pid);
+void bsh__leader_remove(int pid);
+
 /* The state letter and process group of `pid`; false when it is gone. */
 bool bsh__proc_stat(int pid, char *state, int *pgrp);
 

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "stream.h"
 #include "graveyard.h"
+#include "procinfo.h"
 #include "runstate.h"
 
 #include <errno.h>
@@ -43,11 +44,32 @@
  * that have an item ready at once, and for a cancel. */
 static void wake(struct bsh_stream *s)
 {
-    if (s->wakefd < 0)
+    int fd = atomic_load(&s->wakefd);
+    if (fd < 0)
         return;
     uint64_t one = 1;
-    ssize_t n = write(s->wakefd, &one, sizeof(one));
+    ssize_t n = write(fd, &one, sizeof(one));
     (void)n; /* a full counter is still readable */
+}
+
+/* Makes the eventfd through which a cancel (or a phase with an item ready)
+ * wakes a wait: false when it cannot be had. A cancel that came before it
+ * existed is passed on. */
+static bool make_wakefd(struct bsh_stream *s)
+{
+    if (atomic_load(&s->wakefd) >= 0)
+        return true;
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd < 0)
+        return false;
+    if (bsh__pollset_watch(&s->polls, SLOT_WAKE, fd) < 0) {
+        close(fd);
+        return false;
+    }
+    atomic_store(&s->wakefd, fd);
+    if (atomic_load(&s->cancelled) > s->cancels_seen)
+        wake(s);
+    return true;
 }
 
 static void set_error_v(struct bsh_stream *s, enum bsh_error_kind kind,
@@ -200,11 +222,40 @@ static void note_exit(struct bsh_stream *s)
  * Returns the number of ready slots. */
 static void release_supervisor(struct bsh_stream *s);
 
+/* A blocking wait of a run younger than this looks at the cancel flag
+ * when it is over instead of making an eventfd for a cancel to write to:
+ * most runs end sooner, and an fd costs two system calls and kernel
+ * memory. A cancel in that time is seen when it is over. */
+#define CANCEL_LOOK_MS 10
+
+/* Moves `at` (a wake-up, if `has`) so that a cancel is not missed: no
+ * later than the young run's first CANCEL_LOOK_MS; then, when no eventfd
+ * can be made, every CANCEL_LOOK_MS. */
+static void bound_for_cancel(struct bsh_stream *s, bool *has,
+                             struct timespec *at)
+{
+    if (atomic_load(&s->wakefd) >= 0)
+        return;
+    struct timespec now = mono_now(),
+                    look = mono_add_ms(s->started, CANCEL_LOOK_MS);
+    if (!mono_before(now, look)) {
+        if (make_wakefd(s))
+            return;
+        look = mono_add_ms(now, CANCEL_LOOK_MS);
+    }
+    if (!*has || mono_before(look, *at))
+        *at = look;
+    *has = true;
+}
+
 static int wait_events(struct bsh_stream *s, bool block)
 {
     struct timespec at = {0, 0}, left, zero = {0, 0};
+    bool has = block && next_wake(s, &at);
+    if (block)
+        bound_for_cancel(s, &has, &at);
     const struct timespec *timeout =
-        !block ? &zero : bsh__deadline_left(next_wake(s, &at), at, &left);
+        !block ? &zero : bsh__deadline_left(has, at, &left);
     int n = bsh__pollset_wait(&s->polls, timeout);
     for (int i = 0; i < 2; i++)
         if (bsh__pollset_take(&s->polls, (enum bsh__slot)(SLOT_OUT + i)))
@@ -272,8 +323,18 @@ static void release_supervisor(struct bsh_stream *s)
     bsh__supervisor_release(&s->sup);
 }
 
+/* Taken off the list before the leader is reaped (its pid is ours until
+ * then): other runs' scans look at it again from now on. */
+static void unlist_leader(struct bsh_stream *s)
+{
+    if (s->leader_listed)
+        bsh__leader_remove(s->sid);
+    s->leader_listed = false;
+}
+
 static void release_all(struct bsh_stream *s)
 {
+    unlist_leader(s);
     release_supervisor(s);
     close_outputs(s);
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
@@ -288,19 +349,30 @@ static int signal_run(struct bsh_stream *s, int sig)
 {
     if (s->cgroup.dir >= 0 && sig == SIGKILL) {
         bsh__cgroup_kill(&s->cgroup);
-        bsh__child_signal_group(&s->child, sig);
+        /* The group too, unless nothing is left of it but its leader's
+         * zombie: an empty cgroup whose leader has exited. */
+        if (!s->cgroup.emptied || !s->child.exited)
+            bsh__child_signal_group(&s->child, sig);
         return 0;
     }
-    /* The group first (one call), then whatever else is in the cgroup or,
-     * without one, in the session: processes that moved to a group of
-     * their own (setpgid) are still there. */
-    int err = bsh__child_signal_group(&s->child, sig);
+    /* The group first (one call), while its leader lives, then whatever
+     * else is in the cgroup or, without one, in the session: processes
+     * that moved to a group of their own (setpgid) are still there. Once
+     * the leader has exited, its group is signalled only when the
+     * session has other members (usually none: nothing to do). */
+    bool leader_gone = s->child.exited;
+    int err = leader_gone ? 0 : bsh__child_signal_group(&s->child, sig);
+    bool found = false;
     /* A member that forked between the scan and its kill left a child the
      * scan did not see: look again while a pass finds pids newer than
      * the last (a killed process forks no more). */
     int newest = 0;
     for (int pass = 0; pass < KILL_PASSES; pass++) {
-        int pids[512], n = bsh__run_pids(s, pids, 512);
+        int pids[512];
+        int n = s->cgroup.dir >= 0 ? bsh__cgroup_pids(&s->cgroup, pids, 512)
+                : s->sid > 0       ? bsh__session_others(s->sid, pids, 512)
+                                   : 0;
+        found = found || n > 0;
         bool fresh = false;
         for (int i = 0; i < n; i++) {
             if (pids[i] <= 0)
@@ -314,6 +386,8 @@ static int signal_run(struct bsh_stream *s, int sig)
         if (!fresh || sig != SIGKILL || s->cgroup.dir >= 0)
             break;
     }
+    if (leader_gone && found)
+        err = bsh__child_signal_group(&s->child, sig);
     return err;
 }
 
@@ -323,6 +397,7 @@ static int signal_run(struct bsh_stream *s, int sig)
 static int finish(struct bsh_stream *s)
 {
     s->phase = PHASE_ENDING;
+    unlist_leader(s);
     if (s->want_report)
         s->killed = bsh__run_pids(s, NULL, 1 << 20);
     /* Killed before the PTY master closes, whose hang-up would otherwise
@@ -341,7 +416,8 @@ static int finish(struct bsh_stream *s)
 static void drain_wake(struct bsh_stream *s)
 {
     uint64_t n;
-    if (s->wakefd >= 0 && read(s->wakefd, &n, sizeof(n)) < 0)
+    int fd = atomic_load(&s->wakefd);
+    if (fd >= 0 && read(fd, &n, sizeof(n)) < 0)
         n = 0;
 }
 
@@ -584,12 +660,29 @@ static bool outputs_ready(const struct bsh_stream *s)
     return (s->out[0] >= 0 && s->ready[0]) || (s->out[1] >= 0 && s->ready[1]);
 }
 
+/* How long a child whose outputs just ended is looked at before its exit
+ * is watched through an fd. */
+#define EXIT_SPIN_NS 20000
+
+/* A process closes its files a few microseconds before it becomes a
+ * zombie (measured here: 2 us median, 7 us for 9 in 10), so the end of
+ * its output is mostly seen in between. Looking again for that long
+ * costs less than an exit watch (an fd, a sleep and a wake-up). */
+static bool exits_soon(struct bsh__child *c)
+{
+    struct timespec from = mono_now();
+    while (!bsh__child_exited_now(c))
+        if (-mono_ns_until(from) > EXIT_SPIN_NS)
+            return false;
+    return true;
+}
+
 /* Both outputs have ended: the child's exit is what is left to see. A
  * child that has exited by now needs no exit watch at all. */
 static int await_exit(struct bsh_stream *s)
 {
     if (!s->child.exited && s->polls.fd[SLOT_EXIT] < 0 &&
-        !bsh__child_exited_now(&s->child) && watch_exit(s) < 0)
+        !exits_soon(&s->child) && watch_exit(s) < 0)
         return watch_failed(s, errno);
     return s->child.exited ? finish(s) : 0;
 }
@@ -734,8 +827,10 @@ int bsh_stream_fd(struct bsh_stream *s)
     if (s == NULL)
         return -1;
     if (s->polls.epfd < 0) {
-        if (bsh__pollset_pollable(&s->polls) < 0)
+        if (!make_wakefd(s) || bsh__pollset_pollable(&s->polls) < 0)
             return -1;
+        if (s->phase == PHASE_ERROR || s->phase == PHASE_TIMEOUT)
+            wake(s); /* an item is ready at once */
         sync_timer(s);
     }
     return s->polls.epfd;
@@ -895,12 +990,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     bsh__pollset_init(&s->polls);
     bsh__deadline_init(&s->deadline);
     atomic_init(&s->cancelled, 0);
-    s->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->wakefd < 0) /* e.g. out of fds: an error of the stream */
-        bsh__stream_fail(s, BSH_ERR_RESOURCES, "failed to start the run: %s",
-                         strerror(errno));
-    else
-        bsh__pollset_watch(&s->polls, SLOT_WAKE, s->wakefd);
+    atomic_init(&s->wakefd, -1); /* made when a wait needs it */
     return s;
 }
 
@@ -914,6 +1004,10 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
 {
     bsh__child_init(&s->child, p->pid);
     s->sid = p->pid;
+    /* Without a cgroup the end scans the session; with one, the cgroup. */
+    s->leader_listed = s->cgroup.dir < 0;
+    if (s->leader_listed)
+        bsh__leader_add(s->sid);
     s->pty = p->pty;
     s->out[0] = p->out_fd;
     s->out[1] = p->err_fd;
@@ -954,7 +1048,7 @@ void bsh_stream_free(struct bsh_stream *s)
     free(s->diagnosis);
     bsh__pollset_release(&s->polls);
     bsh__deadline_release(&s->deadline);
-    bsh__close(s->wakefd);
+    bsh__close(atomic_load(&s->wakefd));
     free(s);
     bsh__graveyard_sweep();
 }

@@ -71,7 +71,7 @@ struct bsh_stream {
     int cancels_seen;              /* cancels when the grace began */
     int kill_errno;                /* why the kill failed, or 0 */
     struct timespec kill_deadline; /* PHASE_ENDING: when to give up */
-    int wakefd;                    /* eventfd: written by a cancel */
+    atomic_int wakefd;             /* eventfd written by a cancel; -1 */
     struct bsh__supervisor sup;    /* the sandbox's, listener -1: none */
     atomic_int cancelled;          /* how many cancels were asked for */
     enum bsh_error_kind error_kind;
@@ -84,6 +84,7 @@ struct bsh_stream {
     uint64_t bytes[2];        /* delivered: stdout, stderr */
     int killed;               /* processes killed at the end, -1 unknown */
     int sid;                  /* the run's session (the child's first pid) */
+    bool leader_listed;       /* sid is in the list the session scans skip */
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
 };

@@ -25,12 +25,15 @@ ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
     size_t len = 0;
     ssize_t n = 0;
     while (len + 1 < size) {
-        n = read(fd, buf + len, size - 1 - len);
+        size_t want = size - 1 - len;
+        n = read(fd, buf + len, want);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         len += (size_t)n;
+        if ((size_t)n < want)
+            break; /* a kernel file gives all it has in one read */
     }
     int saved = errno;
     close(fd);
