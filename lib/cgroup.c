@@ -84,13 +84,11 @@ static void find_own(void)
 
 /* ---- one run's cgroup --------------------------------------------------- */
 
-static void remove_stale(void);
-
 static void open_own(void)
 {
     find_own();
     if (own_error == 0)
-        remove_stale();
+        bsh__cgroup_remove_stale(own_path);
 }
 
 static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
@@ -162,10 +160,9 @@ __attribute__((destructor)) static void pool_drain(void)
     pthread_mutex_unlock(&pool_lock);
 }
 
-/* Removes the empty cgroups that processes which died left behind. */
-static void remove_stale(void)
+void bsh__cgroup_remove_stale(const char *dir)
 {
-    int fd = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d == NULL) {
         bsh__close(fd);
@@ -250,8 +247,7 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
     return 0;
 }
 
-/* Whether the cgroup offers `controller` ("memory", "pids"). */
-static bool has_controller(const struct bsh__cgroup *cg, const char *controller)
+bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
 {
     char text[512];
     if (read_file(cg, "cgroup.controllers", text, sizeof(text)) < 0)
@@ -284,7 +280,7 @@ static int limit_by(const struct bsh__cgroup *cg, const char *controller,
                     const char *file, int64_t value, char *why, size_t len)
 {
     char text[32];
-    if (!has_controller(cg, controller)) {
+    if (!bsh__cgroup_has(cg, controller)) {
         bsh__format(why, len,
                     "cannot enforce the %s limit: the cgroup v2 %s controller "
                     "is not enabled for the run's cgroup",
@@ -363,13 +359,13 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg)
 
 /* Reads the values of `n` keys from a "key value" file in one read;
  * missing ones are -1. 0, or -1 when the file cannot be read. */
-static int read_stats(const struct bsh__cgroup *cg, const char *file,
-                      const char *const *keys, int64_t *values, int n)
+int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
+                         int64_t *values, int n)
 {
     char text[2048];
     for (int i = 0; i < n; i++)
         values[i] = -1;
-    if (cg->dir < 0 || read_file(cg, file, text, sizeof(text)) < 0)
+    if (dir < 0 || bsh__read_file(dir, file, text, sizeof(text)) < 0)
         return -1;
     for (char *line = text; line != NULL && *line != '\0';) {
         for (int i = 0; i < n; i++) {
@@ -388,14 +384,14 @@ int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key)
 {
     int64_t v;
-    read_stats(cg, file, &key, &v, 1);
+    bsh__cgroup_stats_at(cg->dir, file, &key, &v, 1);
     return v;
 }
 
 void bsh__cgroup_cpu(const struct bsh__cgroup *cg, int64_t usec[2])
 {
     static const char *const keys[] = {"user_usec", "system_usec"};
-    read_stats(cg, "cpu.stat", keys, usec, 2);
+    bsh__cgroup_stats_at(cg->dir, "cpu.stat", keys, usec, 2);
 }
 
 int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)

@@ -30,6 +30,9 @@ void bsh__cgroup_init(struct bsh__cgroup *cg);
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len);
 
+/* Whether the cgroup offers `controller` ("memory", "pids"). */
+bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller);
+
 /* Sets the memory and pids limits of `l` (0: none) through the cgroup's
  * controllers: 0, or -1 with "cannot enforce the memory limit: ..." in
  * `why` when a controller is not enabled or its file cannot be written. */
@@ -49,6 +52,15 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg);
  * -1 when there is none. */
 int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key);
+
+/* The numbers after `keys` in the "key value" file `file` of the cgroup
+ * directory `dir` (-1 each where none): 0, or -1 when it cannot be read. */
+int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
+                         int64_t *values, int n);
+
+/* Removes the empty cgroups named bsh-PID-... in `dir` whose process has
+ * died (a run's cgroup left by a process that was killed). */
+void bsh__cgroup_remove_stale(const char *dir);
 
 /* The CPU time of everything that ran in it, user and system, in us
  * (cpu.stat); -1 each where unknown. */

@@ -169,6 +169,17 @@ CHILD_CODE static bool confine(struct bsh__sandbox *b, int *err)
                   err));
 }
 
+/* Into the cgroup v1 cgroups that hold the memory and pids limits
+ * ("0": the writer itself), before anything else. */
+CHILD_CODE static bool join_v1(const struct bsh__placement *place, int *err)
+{
+    for (int i = 0; i < 2; i++)
+        if (place->v1_procs[i] >= 0 &&
+            sys(err, SYS_write, place->v1_procs[i], (long)"0", 1, 0) != 1)
+            return false;
+    return true;
+}
+
 /* What the child needs, and where it reports a failure. */
 struct child_job {
     const struct bsh__child_plan *plan;
@@ -189,7 +200,7 @@ CHILD_CODE static int run_child(void *arg)
     int err = 0;
     if ((job->procs >= 0 &&
          sys(&err, SYS_write, job->procs, (long)"0", 1, 0) != 1) ||
-        sys(&err, SYS_setsid, 0, 0, 0, 0) < 0)
+        !join_v1(p->place, &err) || sys(&err, SYS_setsid, 0, 0, 0, 0) < 0)
         goto fail;
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)

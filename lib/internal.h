@@ -48,6 +48,7 @@ struct bsh__placement {
     int64_t cpu_seconds;          /* RLIMIT_CPU; 0: none */
     int64_t fsize_bytes;          /* RLIMIT_FSIZE; 0: none */
     struct bsh__sandbox *sandbox; /* NULL: none (sandbox.h) */
+    int v1_procs[2]; /* cgroup v1 cgroup.procs the child joins; -1: none */
 };
 
 /* The run's command line and where it runs. */

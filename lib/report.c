@@ -80,10 +80,12 @@ static enum bsh_limit kernel_limit(const struct bsh_stream *s,
     if (s->limits.fsize_bytes > 0 && sig == SIGXFSZ)
         return BSH_LIMIT_FSIZE;
     if (s->limits.memory_bytes > 0 &&
-        bsh__cgroup_stat(&s->cgroup, "memory.events", "oom_kill") > 0)
+        (bsh__cgroup_stat(&s->cgroup, "memory.events", "oom_kill") > 0 ||
+         bsh__v1_oom_kills(&s->v1) > 0))
         return BSH_LIMIT_MEMORY;
     if (s->limits.pids > 0 &&
-        bsh__cgroup_stat(&s->cgroup, "pids.events", "max") > 0)
+        (bsh__cgroup_stat(&s->cgroup, "pids.events", "max") > 0 ||
+         bsh__v1_pids_refused(&s->v1) > 0))
         return BSH_LIMIT_PIDS;
     return BSH_LIMIT_NONE;
 }
@@ -97,6 +99,8 @@ static void fill_usage(const struct bsh_stream *s, struct bsh_report *r)
         bsh__cgroup_cpu(&s->cgroup, cpu);
         peak = bsh__cgroup_value(&s->cgroup, "memory.peak");
     }
+    if (s->want_report && peak < 0)
+        peak = bsh__v1_memory_peak(&s->v1);
     /* A pooled cgroup has served runs before: count from this one's start. */
     r->cpu_user_ms = cpu[0] >= 0 ? (cpu[0] - s->cgroup.base_cpu[0]) / 1000
                                  : ms_of(s->child.usage.ru_utime);
@@ -125,6 +129,7 @@ void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status)
         s->limit_hit != BSH_LIMIT_NONE ? s->limit_hit : kernel_limit(s, r);
     if (r->limit != BSH_LIMIT_NONE)
         s->end_reason = BSH_END_LIMIT;
+    bsh__v1_remove(&s->v1);
     r->reason = s->end_reason;
     r->killed = s->killed;
     if (s->cgroup.dir >= 0) {

@@ -48,33 +48,53 @@ static bool cannot(struct bsh_stream *s, const char *what, const char *why)
     return false;
 }
 
+/* The memory and pids limits: through the run's cgroup v2 where it has
+ * the controller, else through cgroup v1 hierarchies that have it. */
+static bool limit_memory_and_pids(struct bsh_stream *s,
+                                  const struct bsh_limits *l,
+                                  struct bsh__placement *place)
+{
+    char why[BSH_ERROR_MAX - 64];
+    bool v2 = s->cgroup.dir >= 0;
+    struct bsh_limits by_v2 = *l, by_v1 = {0};
+    if (l->memory_bytes > 0 && !(v2 && bsh__cgroup_has(&s->cgroup, "memory"))) {
+        by_v1.memory_bytes = l->memory_bytes;
+        by_v2.memory_bytes = 0;
+    }
+    if (l->pids > 0 && !(v2 && bsh__cgroup_has(&s->cgroup, "pids"))) {
+        by_v1.pids = l->pids;
+        by_v2.pids = 0;
+    }
+    if ((v2 &&
+         bsh__cgroup_set_limits(&s->cgroup, &by_v2, why, sizeof(why)) < 0) ||
+        ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
+         bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
+                      sizeof(why)) < 0)) {
+        bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
+        return false;
+    }
+    bsh__v1_procs(&s->v1, place->v1_procs);
+    return true;
+}
+
 /* Makes the run's cgroup as the options ask, with its limits, and says
  * where the child goes; false after failing the stream. */
 static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
                     struct bsh__placement *place)
 {
-    const struct bsh_limits *l = &o->limits;
-    bool need = o->containment == BSH_CONTAIN_CGROUP || l->memory_bytes > 0 ||
-                l->pids > 0;
-    const char *what = o->containment == BSH_CONTAIN_CGROUP
-                           ? "contain the run in a cgroup"
-                       : l->memory_bytes > 0 ? "enforce the memory limit"
-                                             : "enforce the pids limit";
     char why[BSH_ERROR_MAX - 64];
-    if (o->containment == BSH_CONTAIN_SESSION)
-        return !need || cannot(s, what,
-                               "the run has no cgroup (containment "
-                               "is the session)");
-    if (bsh__cgroup_make(&s->cgroup, o->cgroup_parent, why, sizeof(why)) < 0)
-        return !need || cannot(s, what, why);
-    if (o->report) /* a pooled cgroup has run others before */
-        bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
-    if (bsh__cgroup_set_limits(&s->cgroup, l, why, sizeof(why)) < 0) {
-        bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
+    if (o->containment != BSH_CONTAIN_SESSION &&
+        bsh__cgroup_make(&s->cgroup, o->cgroup_parent, why, sizeof(why)) < 0 &&
+        o->containment == BSH_CONTAIN_CGROUP) {
+        cannot(s, "contain the run in a cgroup", why);
         return false;
     }
-    place->cgroup_dir = s->cgroup.dir;
-    return true;
+    if (s->cgroup.dir >= 0) {
+        if (o->report) /* a pooled cgroup has run others before */
+            bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
+        place->cgroup_dir = s->cgroup.dir;
+    }
+    return limit_memory_and_pids(s, &o->limits, place);
 }
 
 static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
@@ -100,8 +120,8 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
     struct bsh__started sp = {-1, -1, -1, -1, o->pty};
     struct bsh__spawn_error why;
-    struct bsh__placement place = {-1, o->limits.cpu_seconds,
-                                   o->limits.fsize_bytes, NULL};
+    struct bsh__placement place = {
+        -1, o->limits.cpu_seconds, o->limits.fsize_bytes, NULL, {-1, -1}};
     if (!contain(s, o, &place)) {
         free(envp);
         return;

@@ -142,7 +142,8 @@ static void explain_failure(int rc, const char *cwd, const char *prefix,
 static bool needs_clone(const struct bsh__placement *place)
 {
     return place->cgroup_dir >= 0 || place->cpu_seconds > 0 ||
-           place->fsize_bytes > 0 || place->sandbox != NULL;
+           place->fsize_bytes > 0 || place->sandbox != NULL ||
+           place->v1_procs[0] >= 0 || place->v1_procs[1] >= 0;
 }
 
 /* Spawns `bash -c command`; returns posix_spawn's error number or 0. */

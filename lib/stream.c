@@ -983,6 +983,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     s->quiet = quiet;
     bsh__child_init(&s->child, -1);
     bsh__cgroup_init(&s->cgroup);
+    bsh__v1_init(&s->v1);
     s->killed = -1;
     s->out[0] = s->out[1] = s->held_master = -1;
     bsh__input_init(&s->input);
@@ -1045,6 +1046,7 @@ void bsh_stream_free(struct bsh_stream *s)
     release_input(s);
     release_supervisor(s);
     bsh__cgroup_remove(&s->cgroup, 0);
+    bsh__v1_remove(&s->v1);
     free(s->diagnosis);
     bsh__pollset_release(&s->polls);
     bsh__deadline_release(&s->deadline);

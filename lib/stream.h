@@ -10,6 +10,7 @@
 #define BSH_STREAM_H
 
 #include "cgroup.h"
+#include "cgroup_v1.h"
 #include "child.h"
 #include "deadline.h"
 #include "input.h"
@@ -78,6 +79,7 @@ struct bsh_stream {
     char error[BSH_ERROR_MAX];
     /* Containment, limits and the end report (report.c): */
     struct bsh__cgroup cgroup; /* the run's own, or dir -1 */
+    struct bsh__v1 v1;         /* cgroup v1 limits where v2 has none */
     struct timespec started;   /* when bsh_run() was called */
     struct bsh_limits limits;
     enum bsh_limit limit_hit; /* the output limit, once passed */

@@ -158,10 +158,13 @@ enum bsh_containment {
     BSH_CONTAIN_SESSION,
 };
 
-/** Limits of one run; 0 means none. */
+/** Limits of one run; 0 means none. memory and pids go through the run's
+ * cgroup v2 where it has the controller, else through a cgroup v1 of the
+ * run's own in that controller's v1 hierarchy (any containment); where
+ * neither can be had the run fails with BSH_ERR_CONTAIN. */
 struct bsh_limits {
-    int64_t memory_bytes; /* the whole run (cgroup memory.max) */
-    int64_t pids;         /* processes and threads at once (cgroup pids.max) */
+    int64_t memory_bytes; /* the whole run (memory.max; v1 limit_in_bytes) */
+    int64_t pids;         /* processes and threads at once (pids.max) */
     int64_t cpu_seconds;  /* CPU time of each process (RLIMIT_CPU) */
     int64_t fsize_bytes;  /* the largest file written (RLIMIT_FSIZE) */
     int64_t output_bytes; /* stdout plus stderr: past it the run ends, with

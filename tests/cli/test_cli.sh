@@ -47,9 +47,24 @@ expect "a bad limit value: 125" 125 "" \
 expect "a zero limit: 125" 125 "" \
     "bsh: invalid limit 'pids=0': expected a whole number of processes from 1\n" \
     -- run -l pids=0 true
-expect "pids without a cgroup: 125, and why" 125 "" \
-    "bsh: cannot enforce the pids limit: the run has no cgroup (containment is the session)\n" \
-    -- run --containment subreaper -l pids=10 true
+# memory and pids: enforced by the kernel where a cgroup (v2, else v1) can
+# have them, and then the report names the limit; else a clear refusal.
+for limit in memory pids; do
+    if [ "$limit" = memory ]; then
+        set -- -l memory=32M 'a=$(head -c 200000000 /dev/zero | tr "\0" x); echo survived'
+    else
+        set -- -l pids=5 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.3 & done; wait'
+    fi
+    "$BSH" run --containment subreaper --report "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    if grep -q "^bsh: cannot enforce the $limit limit: the run has no cgroup v2 of its own, and " "$T/err"; then
+        [ "$rc" -eq 125 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ]
+        ok $? "$limit limit without a cgroup that has it: 125, and why ($(cut -c1-160 "$T/err"))"
+    else
+        grep -q "^bsh: report: reason limit ($limit), " "$T/err" && ! grep -q survived "$T/out"
+        ok $? "$limit limit enforced by the kernel, the report names it (exit $rc)"
+    fi
+done
 expect "a bad containment: 125" 125 "" \
     "bsh: invalid containment 'jail': expected auto, cgroup or subreaper\n" \
     -- run --containment jail true

@@ -274,6 +274,44 @@ static void test_report_keys(bool cgroup)
     bsh_stream_free(s);
 }
 
+/* A run past its memory or pids limit, where the kernel enforces it (a
+ * cgroup v2 controller, or a cgroup v1 hierarchy): bash is killed by the
+ * out-of-memory killer, or its forks are refused; the report names it. */
+static void test_limit_hit(bool memory)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct result r;
+    o.report = true;
+    if (memory) {
+        o.limits.memory_bytes = 32 << 20;
+        o.command = "a=$(head -c 200000000 /dev/zero | tr '\\0' x); "
+                    "echo survived";
+    } else {
+        o.limits.pids = 5;
+        o.command = "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.3 & done; wait";
+    }
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    bsh_run(&o, &s, &err);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    const struct bsh_report *rep = bsh_stream_report(s);
+    bool named = rep != NULL && rep->reason == BSH_END_LIMIT &&
+                 rep->limit == (memory ? BSH_LIMIT_MEMORY : BSH_LIMIT_PIDS);
+    if (memory)
+        ok(named && result_signal(&r, SIGKILL) &&
+               memmem(r.out, r.out_len, "survived", 8) == NULL &&
+               rep->memory_peak_bytes > 0 &&
+               rep->memory_peak_bytes <= (int64_t)(33 << 20),
+           "memory limit: the kernel kills the run at 32 MiB, the report "
+           "names it and its peak");
+    else
+        ok(named && memmem(r.err, r.err_len, "fork", 4) != NULL,
+           "pids limit: forks past 5 processes refused, the report names it");
+    result_free(&r);
+    bsh_stream_free(s);
+}
+
 static void test_limits(bool cgroup)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
@@ -353,6 +391,8 @@ static void test_limits(bool cgroup)
         if (refused)
             printf("#   %s\n", r.error);
         result_free(&r);
+        if (enforced)
+            test_limit_hit(i == 0);
     }
     (void)cgroup;
 }

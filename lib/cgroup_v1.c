@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "cgroup_v1.h"
+#include "cgroup.h"
+#include "graveyard.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- where this process's v1 cgroups are --------------------------------- */
+
+static char memory_home[PATH_MAX], pids_home[PATH_MAX]; /* "": none */
+static pthread_once_t homes_once = PTHREAD_ONCE_INIT;
+
+/* Whether the comma-separated `list` names `word`. */
+static bool lists(const char *list, size_t len, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = list; p < list + len;) {
+        size_t n = strcspn(p, ",");
+        if (n > len - (size_t)(p - list))
+            n = len - (size_t)(p - list);
+        if (n == wl && strncmp(p, word, wl) == 0)
+            return true;
+        p += n + 1;
+    }
+    return false;
+}
+
+/* The mount point and root of the v1 hierarchy holding `controller`, from
+ * mountinfo: "ID PARENT DEV ROOT POINT OPTS ... - cgroup SOURCE SUPER". */
+static bool find_v1_mount(char *mounts, const char *controller, char *point,
+                          size_t size, char *root, size_t rsize)
+{
+    char *save = NULL;
+    for (char *line = strtok_r(mounts, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *dash = strstr(line, " - cgroup ");
+        if (dash == NULL)
+            continue;
+        const char *super = strrchr(dash, ' ') + 1;
+        char r[PATH_MAX], p[PATH_MAX];
+        if (lists(super, strlen(super), controller) &&
+            sscanf(line, "%*s %*s %*s %4095s %4095s", r, p) == 2) {
+            bsh__format(point, size, "%s", p);
+            bsh__format(root, rsize, "%s", r);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Our cgroup in `controller`'s hierarchy, from /proc/self/cgroup lines
+ * "ID:CONTROLLERS:PATH"; "" when there is none. */
+static void find_home(const char *cgroups, const char *controller, char *home,
+                      size_t size)
+{
+    home[0] = '\0';
+    static char mounts[65536];
+    char point[PATH_MAX], root[PATH_MAX];
+    if (bsh__read_file(AT_FDCWD, "/proc/self/mountinfo", mounts,
+                       sizeof(mounts)) < 0 ||
+        !find_v1_mount(mounts, controller, point, sizeof(point), root,
+                       sizeof(root)))
+        return;
+    for (const char *line = cgroups; *line != '\0';) {
+        size_t len = strcspn(line, "\n");
+        const char *c = memchr(line, ':', len);
+        const char *p =
+            c != NULL ? memchr(c + 1, ':', len - (size_t)(c - line) - 1) : NULL;
+        if (p != NULL && lists(c + 1, (size_t)(p - c - 1), controller)) {
+            size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+            int pl = (int)(len - (size_t)(p + 1 - line));
+            if (strncmp(p + 1, root, rl) == 0) /* else outside our mount */
+                bsh__format(home, size, "%s%.*s", point, pl - (int)rl,
+                            p + 1 + rl);
+            return;
+        }
+        line += len + (line[len] == '\n');
+    }
+}
+
+static void find_homes(void)
+{
+    char cgroups[4096];
+    if (bsh__read_file(AT_FDCWD, "/proc/self/cgroup", cgroups,
+                       sizeof(cgroups)) < 0)
+        return;
+    find_home(cgroups, "memory", memory_home, sizeof(memory_home));
+    find_home(cgroups, "pids", pids_home, sizeof(pids_home));
+    if (memory_home[0] != '\0')
+        bsh__cgroup_remove_stale(memory_home);
+    if (pids_home[0] != '\0')
+        bsh__cgroup_remove_stale(pids_home);
+}
+
+/* ---- a run's v1 cgroups ---------------------------------------------------
+ */
+
+static void group_init(struct bsh__v1_group *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->parent = g->dir = g->procs = -1;
+}
+
+void bsh__v1_init(struct bsh__v1 *v)
+{
+    group_init(&v->memory);
+    group_init(&v->pids);
+}
+
+static int write_value(int dir, const char *file, int64_t value)
+{
+    char text[32];
+    int n = snprintf(text, sizeof(text), "%lld", (long long)value);
+    int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t w = write(fd, text, (size_t)n);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return w == n ? 0 : -1;
+}
+
+/* An fd above stdio, so that the child's dup2 calls leave it alone. */
+static int above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return high;
+}
+
+static void group_release(struct bsh__v1_group *g)
+{
+    g->procs = bsh__close(g->procs);
+    g->dir = bsh__close(g->dir);
+    g->parent = bsh__close(g->parent);
+    g->controller = NULL;
+}
+
+/* Makes `g` in `home` for `controller`: 0, or -1 with errno. */
+static int group_make(struct bsh__v1_group *g, const char *controller,
+                      const char *home)
+{
+    static atomic_uint serial;
+    g->controller = controller;
+    g->parent = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g->parent < 0)
+        return -1;
+    bsh__format(g->name, sizeof(g->name), "bsh-%d-v1-%u", (int)getpid(),
+                atomic_fetch_add(&serial, 1));
+    if (mkdirat(g->parent, g->name, 0755) < 0)
+        return -1;
+    g->dir = openat(g->parent, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g->dir >= 0)
+        g->procs =
+            above_stdio(openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
+    if (g->procs < 0) {
+        int saved = errno;
+        unlinkat(g->parent, g->name, AT_REMOVEDIR);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+/* Fills `why` for a limit that cannot be had, undoes what was made. */
+static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit,
+                  const char *reason, char *why, size_t len)
+{
+    char v2[128];
+    if (v2_cgroup)
+        bsh__format(v2, sizeof(v2),
+                    "the cgroup v2 %s controller is not enabled for the run's "
+                    "cgroup",
+                    limit);
+    else
+        bsh__format(v2, sizeof(v2), "the run has no cgroup v2 of its own");
+    bsh__format(why, len, "cannot enforce the %s limit: %s, and %s", limit, v2,
+                reason);
+    bsh__v1_remove(v);
+    return -1;
+}
+
+static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
+                        struct bsh__v1_group *g, const char *controller,
+                        const char *home, const char *file, int64_t value,
+                        char *why, size_t len)
+{
+    char reason[256];
+    if (home[0] == '\0') {
+        bsh__format(reason, sizeof(reason),
+                    "no cgroup v1 %s hierarchy is mounted here", controller);
+        return refuse(v, v2_cgroup, controller, reason, why, len);
+    }
+    if (group_make(g, controller, home) < 0 ||
+        write_value(g->dir, file, value) < 0) {
+        bsh__format(reason, sizeof(reason),
+                    "its cgroup v1 hierarchy cannot be used: %s",
+                    strerror(errno));
+        return refuse(v, v2_cgroup, controller, reason, why, len);
+    }
+    return 0;
+}
+
+int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
+                 int64_t pids, char *why, size_t len)
+{
+    pthread_once(&homes_once, find_homes);
+    if (memory_bytes > 0) {
+        if (make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
+                         "memory.limit_in_bytes", memory_bytes, why, len) < 0)
+            return -1;
+        /* Swap would let the run outgrow its limit: memory and swap
+         * together get the same bound (where swap is accounted). */
+        write_value(v->memory.dir, "memory.memsw.limit_in_bytes", memory_bytes);
+    }
+    if (pids > 0 && make_limited(v, v2_cgroup, &v->pids, "pids", pids_home,
+                                 "pids.max", pids, why, len) < 0)
+        return -1;
+    return 0;
+}
+
+void bsh__v1_procs(const struct bsh__v1 *v, int fds[2])
+{
+    fds[0] = v->memory.procs;
+    fds[1] = v->pids.procs;
+}
+
+/* The number after `key` in a "key value" file of `g`; -1 when none. */
+static int64_t group_stat(const struct bsh__v1_group *g, const char *file,
+                          const char *key)
+{
+    int64_t value;
+    bsh__cgroup_stats_at(g->dir, file, &key, &value, 1);
+    return value;
+}
+
+int64_t bsh__v1_oom_kills(const struct bsh__v1 *v)
+{
+    return group_stat(&v->memory, "memory.oom_control", "oom_kill");
+}
+
+int64_t bsh__v1_pids_refused(const struct bsh__v1 *v)
+{
+    return group_stat(&v->pids, "pids.events", "max");
+}
+
+int64_t bsh__v1_memory_peak(const struct bsh__v1 *v)
+{
+    char text[32];
+    if (v->memory.dir < 0 ||
+        bsh__read_file(v->memory.dir, "memory.max_usage_in_bytes", text,
+                       sizeof(text)) <= 0)
+        return -1;
+    return strtoll(text, NULL, 10);
+}
+
+/* Kills what `g` holds: v1 has no cgroup.kill. */
+static int group_kill(const struct bsh__v1_group *g)
+{
+    char text[8192];
+    if (bsh__read_file(g->dir, "cgroup.procs", text, sizeof(text)) < 0)
+        return 0;
+    int n = 0;
+    for (char *p = text, *end; *p != '\0'; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+            n++;
+    }
+    return n;
+}
+
+/* How long the removal waits for killed processes to be gone. */
+#define V1_GONE_WAIT_MS 20
+
+static void group_remove(struct bsh__v1_group *g)
+{
+    if (g->parent < 0 || g->name[0] == '\0' || g->dir < 0) {
+        group_release(g);
+        return;
+    }
+    g->procs = bsh__close(g->procs);
+    for (int waited = 0;; waited++) {
+        if (unlinkat(g->parent, g->name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+            break;
+        if (waited >= V1_GONE_WAIT_MS) {
+            bsh__graveyard_add_cgroup(g->parent, g->name);
+            g->parent = -1;
+            break;
+        }
+        group_kill(g);
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    group_release(g);
+}
+
+void bsh__v1_remove(struct bsh__v1 *v)
+{
+    group_remove(&v->memory);
+    group_remove(&v->pids);
+}
