@@ -5,6 +5,7 @@
 #ifndef BSH_COMMON_ORPHANS_H
 #define BSH_COMMON_ORPHANS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Makes this process the reaper of the orphans its runs leave behind
@@ -19,5 +20,17 @@ int orphans_become_subreaper(void);
  * `max_ms`. Children we may not signal are left, and counted in `*left`
  * (may be NULL). Returns how many it killed. */
 int orphans_end(pid_t pgid, int max_ms, int *left);
+
+/* The same, but a child for which `keep(pid, ctx)` is true is left alone
+ * (a run still going, or what may be its orphan). */
+int orphans_end_but(pid_t pgid, int max_ms, int *left,
+                    bool (*keep)(pid_t pid, void *ctx), void *ctx);
+
+/* When process `pid` was started, in milliseconds of CLOCK_BOOTTIME, at
+ * the kernel's clock tick (ORPHANS_TICK_MS); -1 when it is gone. */
+double orphans_born_ms(pid_t pid);
+
+/* The granularity of orphans_born_ms() (one clock tick). */
+double orphans_tick_ms(void);
 
 #endif

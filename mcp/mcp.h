@@ -29,8 +29,9 @@ struct mcp_config {
     enum bsh_containment containment; /* of every call */
     struct bsh_sandbox sandbox;       /* of every call */
     /* The server is the child subreaper of its calls: orphans that left
-     * a call's session are killed once no call runs (a cgroup per call
-     * ends them with the call itself). */
+     * a call's session are killed once every call that was going when
+     * they started has ended (a cgroup per call ends them with the call
+     * itself). */
     bool subreaper;
 };
 

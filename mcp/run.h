@@ -45,6 +45,7 @@ struct mcp_run {
     bool waited_on; /* a call waits for it */
     int64_t timeout_ms, idle_ms;
     double started_ms, ended_ms, last_write_ms, last_look_ms;
+    double boot_started_ms; /* CLOCK_BOOTTIME, before bash was started */
     enum bsh_input_wait input_wait; /* as last looked at */
     uint64_t bytes;                 /* all output */
     uint64_t unread;                /* output bytes since the last reply */

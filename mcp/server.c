@@ -229,14 +229,43 @@ static void read_input(struct server *sv)
     take_lines(sv);
 }
 
+static int runs_going(const struct registry *g)
+{
+    int n = 0;
+    for (const struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        n += !r->ended;
+    return n;
+}
+
+/* Which children of ours to leave alone when a run has ended: the runs
+ * still going (their bash), and any process that may have come from one
+ * of them. An orphan does not say which run it came from, but it was
+ * started while the run it came from was going: one started (within a
+ * clock tick) before every run still going began came from a run that
+ * has ended, and is killed. */
+static bool keep_child(pid_t pid, void *ctx)
+{
+    const struct registry *g = ctx;
+    double born = -2;
+    for (const struct mcp_run *r = g->runs; r != NULL; r = r->next) {
+        if (r->ended)
+            continue;
+        if (bsh_stream_pid(r->stream) == (int)pid)
+            return true;
+        if (born == -2)
+            born = orphans_born_ms(pid);
+        if (born < 0 || r->boot_started_ms <= born + orphans_tick_ms())
+            return true;
+    }
+    return false;
+}
+
 static void advance_runs(struct server *sv)
 {
-    int held = sv->runs.nruns;
+    int going = runs_going(&sv->runs);
     sv->advance_ms = tool_advance(&sv->runs);
-    /* Orphans cannot be told apart by run: with none held, every child
-     * of ours is one. */
-    if (held > 0 && sv->runs.nruns == 0 && sv->cfg->subreaper)
-        orphans_end(-1, ORPHANS_MAX_MS, NULL);
+    if (sv->cfg->subreaper && runs_going(&sv->runs) < going)
+        orphans_end_but(-1, ORPHANS_MAX_MS, NULL, keep_child, &sv->runs);
 }
 
 /* Waits for a request, a run's progress, a writable stdout, a stop signal

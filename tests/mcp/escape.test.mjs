@@ -105,3 +105,37 @@ for (const containment of ['cgroup', 'subreaper']) {
     assert.deepEqual(bad, [], `${Object.keys(techniques).length} techniques x ${ends.length} ends`);
   });
 }
+
+// As the subreaper, the server ends a call's orphans when the call ends,
+// even while another call goes on, when that call began after the orphans
+// did: an orphan does not say which call it came from, but one started
+// before every call still going began came from a call that has ended.
+test('mcp, subreaper: a call\'s orphans end with it while a later call goes on', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bsh-escape-'));
+  const bad = [];
+  let t = 0;
+  for (const tech of Object.keys(techniques)) {
+    t++;
+    const marker = `963${String(t).padStart(2, '0')}0.75`;
+    const flag = join(dir, `ran-${marker}`);
+    const body = techniques[tech].replaceAll('@M@', marker);
+    const s = rawServer(['--containment', 'subreaper']);
+    s.call(1, { command: `{\n${body}\n} >/dev/null 2>&1\ntouch ${flag}\nsleep 1.2` });
+    await waitFor(flag);
+    await sleep(600); // the technique's last fork is done (python starts in ~0.1 s)
+    s.call(2, { command: 'sleep 30' });
+    const reply = await s.next(10000);
+    if (reply.id !== 1) bad.push(`${tech}: the long call ended first`);
+    let left = count(marker);
+    for (let i = 0; i < 100 && left > 0; i++) {
+      await sleep(20);
+      left = count(marker);
+    }
+    if (left > 0) bad.push(`${tech}: ${left} left while the later call runs`);
+    s.close();
+    await s.exited;
+    await survivors(marker);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  assert.deepEqual(bad, [], `${Object.keys(techniques).length} techniques`);
+});
