@@ -300,13 +300,15 @@ static void test_limit_hit(bool memory)
                  rep->limit == (memory ? BSH_LIMIT_MEMORY : BSH_LIMIT_PIDS);
     if (memory)
         ok(named && result_signal(&r, SIGKILL) &&
-               memmem(r.out, r.out_len, "survived", 8) == NULL &&
+               (r.out_len == 0 ||
+                memmem(r.out, r.out_len, "survived", 8) == NULL) &&
                rep->memory_peak_bytes > 0 &&
                rep->memory_peak_bytes <= (int64_t)(33 << 20),
            "memory limit: the kernel kills the run at 32 MiB, the report "
            "names it and its peak");
     else
-        ok(named && memmem(r.err, r.err_len, "fork", 4) != NULL,
+        ok(named && r.err_len > 0 &&
+               memmem(r.err, r.err_len, "fork", 4) != NULL,
            "pids limit: forks past 5 processes refused, the report names it");
     result_free(&r);
     bsh_stream_free(s);
