@@ -375,7 +375,9 @@ BSH_API int bsh_stream_fd(struct bsh_stream *stream);
  * (or, with grace_ms, sends SIGTERM and SIGKILL after the grace period; a
  * second cancel kills at once), reaps the child and yields its status.
  * Safe from any thread and from a signal handler (one atomic add and one
- * write(2)).
+ * write(2)). A bsh_stream_next() blocked in another thread wakes at once;
+ * only during the first 10 ms of a run, for which no eventfd is made (most
+ * runs end sooner), it wakes when those 10 ms are over.
  */
 BSH_API void bsh_stream_cancel(struct bsh_stream *stream);
 
