@@ -30,6 +30,7 @@ struct facts {
     long userns_unpriv;    /* kernel.unprivileged_userns_clone, -1 absent */
     bool pidfd, close_range;
     const char *containment;           /* what a run gets */
+    bool memory_limit, pids_limit;     /* a run may have them */
     struct bsh_sandbox_report sandbox; /* what a best-effort run gets */
 };
 
@@ -111,6 +112,25 @@ static void try_run(struct facts *f)
     bsh_stream_free(s);
 }
 
+/* Whether a run of `true` with limit `l` starts: the limits that cannot
+ * be enforced here (no controller in cgroup v2 or v1) are refused. */
+static bool limit_works(const struct bsh_limits *l)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "true";
+    o.limits = *l;
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    if (bsh_run(&o, &s, &err) != BSH_OK)
+        return false;
+    struct bsh_item item;
+    int rc;
+    while ((rc = bsh_stream_next(s, &item)) == 1)
+        ;
+    bsh_stream_free(s);
+    return rc == 0;
+}
+
 static void gather(struct facts *f)
 {
     struct utsname u;
@@ -132,6 +152,9 @@ static void gather(struct facts *f)
         close(fd);
     f->close_range = syscall(SYS_close_range, ~0U, ~0U, 0) == 0;
     try_run(f);
+    f->memory_limit =
+        limit_works(&(struct bsh_limits){.memory_bytes = 1 << 30});
+    f->pids_limit = limit_works(&(struct bsh_limits){.pids = 4096});
 }
 
 static void print_text(const struct facts *f)
@@ -151,6 +174,8 @@ static void print_text(const struct facts *f)
     printf("pidfd: %s\nclose_range: %s\n", f->pidfd ? "yes" : "no",
            f->close_range ? "yes" : "no");
     printf("containment of a run: %s\n", f->containment);
+    printf("limits of a run: memory %s, pids %s (cpu, fsize, output: yes)\n",
+           f->memory_limit ? "yes" : "no", f->pids_limit ? "yes" : "no");
     printf("sandbox layers of a run:");
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         printf(" %s %s%s", bsh_sandbox_layer_name(1u << i),
@@ -172,13 +197,16 @@ static void print_json(const struct facts *f)
            "\"seccomp\":%s,\"cgroup_v2\":{\"path\":%s,\"writable\":%s,"
            "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"
            "\"unprivileged\":%s},\"pidfd\":%s,\"close_range\":%s,"
-           "\"containment\":\"%s\",\"sandbox\":{\"strict\":%s,\"layers\":{",
+           "\"containment\":\"%s\",\"limits\":{\"memory\":%s,\"pids\":%s},"
+           "\"sandbox\":{\"strict\":%s,\"layers\":{",
            bsh_version(), f->kernel, f->landlock_abi,
            f->seccomp ? "true" : "false", f->cgroup_path[0] ? path : "null",
            f->cgroup_writable ? "true" : "false", ctl, f->userns_max,
            f->userns_unpriv == 0 ? "false" : "true",
            f->pidfd ? "true" : "false", f->close_range ? "true" : "false",
-           f->containment, f->sandbox.missing == 0 ? "true" : "false");
+           f->containment, f->memory_limit ? "true" : "false",
+           f->pids_limit ? "true" : "false",
+           f->sandbox.missing == 0 ? "true" : "false");
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         printf("%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
                report_layer_state(&f->sandbox, 1u << i));

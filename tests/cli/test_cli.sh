@@ -262,10 +262,14 @@ ok $? "--report --json without a sandbox: null"
 grep -q '^landlock: ABI [0-9]' "$T/doctor" && grep -q '^containment of a run: ' "$T/doctor" &&
     grep -q '^sandbox layers of a run: no_new_privs ' "$T/doctor"
 ok $? "doctor: the Landlock ABI, the containment, the sandbox layers"
+yes_no() { if "$BSH" run "$@" true >/dev/null 2>&1; then echo yes; else echo no; fi; }
+grep -qx "limits of a run: memory $(yes_no -l memory=1G), pids $(yes_no -l pids=4096) (cpu, fsize, output: yes)" "$T/doctor"
+ok $? "doctor: the memory and pids limits as runs with them fare"
 "$BSH" doctor --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp"}
-assert isinstance(d["landlock_abi"], int) and d["containment"] in ("cgroup", "subreaper")'
+assert isinstance(d["landlock_abi"], int) and d["containment"] in ("cgroup", "subreaper")
+assert set(d["limits"]) == {"memory", "pids"} and all(isinstance(v, bool) for v in d["limits"].values())'
 ok $? "doctor --json: one object with the same facts"
 expect "doctor takes --json only" 125 "" "bsh: doctor: unknown option '-p'\n" -- doctor -p
 
