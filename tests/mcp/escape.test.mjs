@@ -6,10 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { BSH, rawServer } from './helpers.mjs';
+import { BSH, rawServer, scratchDir } from './helpers.mjs';
 
 // The techniques, shared with the CLI's and the library's suites: a name,
 // a tab and a command in which @M@ stands for the marker.
@@ -86,7 +85,7 @@ const hasCgroup = spawnSync(BSH, ['run', '--containment', 'cgroup', 'true']).sta
 
 for (const containment of ['cgroup', 'subreaper']) {
   test(`mcp, ${containment}: nothing outlives a call`, { skip: containment === 'cgroup' && !hasCgroup && 'no cgroup here' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bsh-escape-'));
+    const dir = scratchDir('bsh-escape');
     const bad = [];
     let t = 0;
     for (const tech of Object.keys(techniques)) {
@@ -111,7 +110,7 @@ for (const containment of ['cgroup', 'subreaper']) {
 // did: an orphan does not say which call it came from, but one started
 // before every call still going began came from a call that has ended.
 test('mcp, subreaper: a call\'s orphans end with it while a later call goes on', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bsh-escape-'));
+  const dir = scratchDir('bsh-escape');
   const bad = [];
   let t = 0;
   for (const tech of Object.keys(techniques)) {

@@ -5,13 +5,12 @@
 // that swallowed the tail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawServer, gone, alive, waitForNumber } from './helpers.mjs';
+import { rawServer, gone, alive, waitForNumber, scratchDir } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const scratch = () => mkdtempSync(join(tmpdir(), 'bsh-faults-'));
+const scratch = () => scratchDir('bsh-faults');
 
 test('a client that does not read: deadlines still win, replies wait in order', async () => {
   const dir = scratch();

@@ -2,7 +2,9 @@
 // and a raw line-level peer for protocol tests.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -10,6 +12,18 @@ import { Validator, validated } from './validate.mjs';
 
 export const BSH = process.env.BSH;
 if (!BSH) throw new Error('set BSH to the bsh executable');
+
+// A scratch directory under $TMPDIR, removed when the test file's process
+// exits, whatever the tests did.
+const scratchDirs = [];
+process.on('exit', () => {
+  for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
+});
+export function scratchDir(prefix) {
+  const d = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  scratchDirs.push(d);
+  return d;
+}
 
 export async function connect(args = []) {
   const transport = new StdioClientTransport({

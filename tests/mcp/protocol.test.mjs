@@ -2,10 +2,9 @@
 // limits, and the end of the session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawServer, gone } from './helpers.mjs';
+import { rawServer, gone, scratchDir } from './helpers.mjs';
 
 const init = (id, version) => ({
   jsonrpc: '2.0', id, method: 'initialize',
@@ -87,7 +86,7 @@ test('a line over the 4 MiB cap is refused, then the server goes on', async () =
 });
 
 test('EOF on stdin kills running calls and exits 0', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bsh-mcp-'));
+  const dir = scratchDir('bsh-mcp');
   const pidfile = join(dir, 'pid');
   const s = rawServer();
   s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'bash_run', arguments: { command: `sleep 100 & echo $! > ${pidfile}; wait` } } });
@@ -103,7 +102,7 @@ test('EOF on stdin kills running calls and exits 0', async () => {
 });
 
 test('notifications/cancelled: no reply for that call, its process killed', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bsh-mcp-'));
+  const dir = scratchDir('bsh-mcp');
   const pidfile = join(dir, 'pid');
   const s = rawServer();
   s.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'bash_run', arguments: { command: `echo $$ > ${pidfile}; sleep 100` } } });

@@ -4,10 +4,8 @@
 // the server's end.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, gone, rawServer, waitForNumber } from './helpers.mjs';
+import { connect, gone, rawServer, waitForNumber, scratchDir } from './helpers.mjs';
 
 const client = await connect();
 const pty = await connect(['-p']);
@@ -18,7 +16,7 @@ await pty.listTools();
 after(async () => { await client.closeValidated(); await pty.closeValidated(); });
 
 const call = (c, name, args, options) => c.callTool({ name, arguments: args }, undefined, options);
-const dir = mkdtempSync(join(tmpdir(), 'bsh-runs-'));
+const dir = scratchDir('bsh-runs');
 
 // Reads a run until it has ended (a loaded machine may need more than one
 // wait); returns the last reply and all the stdout read.

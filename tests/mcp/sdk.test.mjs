@@ -2,10 +2,9 @@
 // (Client + StdioClientTransport), as an AI agent would use it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, gone } from './helpers.mjs';
+import { connect, gone, scratchDir } from './helpers.mjs';
 
 let client;
 before(async () => { client = await connect(); });
@@ -105,7 +104,7 @@ test('a guard rejection runs nothing', async () => {
 });
 
 test('a cancelled call has its process killed', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bsh-mcp-'));
+  const dir = scratchDir('bsh-mcp');
   const pidfile = join(dir, 'pid');
   const ac = new AbortController();
   const call = run(`sleep 100 & echo $! > ${pidfile}; wait`, {}, { signal: ac.signal });

@@ -5,18 +5,16 @@
 // 2026-07-28 extension with raw lines. Every message is schema-checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connect, rawServer, gone, waitForNumber } from './helpers.mjs';
+import { connect, rawServer, gone, waitForNumber, scratchDir } from './helpers.mjs';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const meta = (caps = { extensions: { [TASKS]: {} } }) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': caps,
 });
-const dir = mkdtempSync(join(tmpdir(), 'bsh-tasks-'));
+const dir = scratchDir('bsh-tasks');
 
 // The next reply to `id`, skipping notifications (kept in `notes`).
 async function reply(s, id, notes = []) {
