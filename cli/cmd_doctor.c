@@ -88,22 +88,31 @@ static void find_cgroup(struct facts *f)
     read_line(path, f->controllers, sizeof(f->controllers));
 }
 
-/* A run of `true`: its report says what a run gets. */
+/* A run of `true` with `o`'s settings, read to its end: the stream (its
+ * report says what a run gets), or NULL when the run could not start; *rc
+ * is the last bsh_stream_next() result (0: it ended well). */
+static struct bsh_stream *run_true(struct bsh_run_opts *o, int *rc)
+{
+    o->command = "true";
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    if (bsh_run(o, &s, &err) != BSH_OK)
+        return NULL;
+    struct bsh_item item;
+    while ((*rc = bsh_stream_next(s, &item)) == 1)
+        ;
+    return s;
+}
+
 static void try_run(struct facts *f)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
-    o.command = "true";
     o.report = true;
     o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
-    struct bsh_stream *s = NULL;
-    struct bsh_error err;
-    f->containment = "unknown (a run failed)";
-    if (bsh_run(&o, &s, &err) != BSH_OK)
-        return;
-    struct bsh_item item;
-    while (bsh_stream_next(s, &item) == 1)
-        ;
+    int rc;
+    struct bsh_stream *s = run_true(&o, &rc);
     const struct bsh_report *r = bsh_stream_report(s);
+    f->containment = "unknown (a run failed)";
     if (r != NULL) {
         f->containment =
             r->containment == BSH_CONTAIN_CGROUP ? "cgroup" : "subreaper";
@@ -117,18 +126,12 @@ static void try_run(struct facts *f)
 static bool limit_works(const struct bsh_limits *l)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
-    o.command = "true";
     o.limits = *l;
-    struct bsh_stream *s = NULL;
-    struct bsh_error err;
-    if (bsh_run(&o, &s, &err) != BSH_OK)
-        return false;
-    struct bsh_item item;
-    int rc;
-    while ((rc = bsh_stream_next(s, &item)) == 1)
-        ;
+    int rc = -1;
+    struct bsh_stream *s = run_true(&o, &rc);
+    bool works = s != NULL && rc == 0;
     bsh_stream_free(s);
-    return rc == 0;
+    return works;
 }
 
 static void gather(struct facts *f)

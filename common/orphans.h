@@ -27,7 +27,7 @@ int orphans_end_but(pid_t pgid, int max_ms, int *left,
                     bool (*keep)(pid_t pid, void *ctx), void *ctx);
 
 /* When process `pid` was started, in milliseconds of CLOCK_BOOTTIME, at
- * the kernel's clock tick (ORPHANS_TICK_MS); -1 when it is gone. */
+ * the kernel's clock tick (orphans_tick_ms()); -1 when it is gone. */
 double orphans_born_ms(pid_t pid);
 
 /* The granularity of orphans_born_ms() (one clock tick). */

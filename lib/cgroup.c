@@ -261,10 +261,9 @@ bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
 }
 
 /* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
-static int write_file(const struct bsh__cgroup *cg, const char *file,
-                      const char *value)
+int bsh__cgroup_write_at(int dir, const char *file, const char *value)
 {
-    int fd = openat(cg->dir, file, O_WRONLY | O_CLOEXEC);
+    int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     size_t len = strlen(value);
@@ -273,6 +272,12 @@ static int write_file(const struct bsh__cgroup *cg, const char *file,
     close(fd);
     errno = saved;
     return n == (ssize_t)len ? 0 : -1;
+}
+
+static int write_file(const struct bsh__cgroup *cg, const char *file,
+                      const char *value)
+{
+    return bsh__cgroup_write_at(cg->dir, file, value);
 }
 
 /* One limit through its controller's file: 0, or -1 with the reason. */
@@ -314,8 +319,13 @@ int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
 
 int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max)
 {
+    return bsh__cgroup_pids_at(cg->dir, pids, max);
+}
+
+int bsh__cgroup_pids_at(int dir, int *pids, int max)
+{
     char text[8192];
-    if (cg->dir < 0 || read_file(cg, "cgroup.procs", text, sizeof(text)) < 0)
+    if (dir < 0 || bsh__read_file(dir, "cgroup.procs", text, sizeof(text)) < 0)
         return 0;
     int n = 0;
     for (char *p = text, *end; n < max; p = end) {
@@ -350,7 +360,12 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg)
         return 0;
     /* Kernels before 5.14 have no cgroup.kill: kill each process; one
      * that forks meanwhile is caught on the next pass of the wait. */
-    int pids[512], n = bsh__cgroup_pids(cg, pids, 512), err = 0;
+    return bsh__cgroup_kill_each(cg->dir);
+}
+
+int bsh__cgroup_kill_each(int dir)
+{
+    int pids[512], n = bsh__cgroup_pids_at(dir, pids, 512), err = 0;
     for (int i = 0; i < n; i++)
         if (pids[i] > 0 && kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
             err = errno;

@@ -53,6 +53,13 @@ int bsh__cgroup_kill(struct bsh__cgroup *cg);
 int64_t bsh__cgroup_stat(const struct bsh__cgroup *cg, const char *file,
                          const char *key);
 
+/* The same three by the cgroup's directory fd, for cgroups of cgroup
+ * v1 too: writes `value` to `file` (0, or -1 with errno); the pids in its
+ * cgroup.procs; SIGKILL to each of them (0, or the errno of a kill). */
+int bsh__cgroup_write_at(int dir, const char *file, const char *value);
+int bsh__cgroup_pids_at(int dir, int *pids, int max);
+int bsh__cgroup_kill_each(int dir);
+
 /* The numbers after `keys` in the "key value" file `file` of the cgroup
  * directory `dir` (-1 each where none): 0, or -1 when it cannot be read. */
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,

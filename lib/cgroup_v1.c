@@ -123,25 +123,8 @@ void bsh__v1_init(struct bsh__v1 *v)
 static int write_value(int dir, const char *file, int64_t value)
 {
     char text[32];
-    int n = snprintf(text, sizeof(text), "%lld", (long long)value);
-    int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t w = write(fd, text, (size_t)n);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return w == n ? 0 : -1;
-}
-
-/* An fd above stdio, so that the child's dup2 calls leave it alone. */
-static int above_stdio(int fd)
-{
-    if (fd < 0 || fd > 2)
-        return fd;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return high;
+    bsh__format(text, sizeof(text), "%lld", (long long)value);
+    return bsh__cgroup_write_at(dir, file, text);
 }
 
 static void group_release(struct bsh__v1_group *g)
@@ -167,8 +150,8 @@ static int group_make(struct bsh__v1_group *g, const char *controller,
         return -1;
     g->dir = openat(g->parent, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (g->dir >= 0)
-        g->procs =
-            above_stdio(openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
+        g->procs = bsh__above_stdio(
+            openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
     if (g->procs < 0) {
         int saved = errno;
         unlinkat(g->parent, g->name, AT_REMOVEDIR);
@@ -270,23 +253,6 @@ int64_t bsh__v1_memory_peak(const struct bsh__v1 *v)
     return strtoll(text, NULL, 10);
 }
 
-/* Kills what `g` holds: v1 has no cgroup.kill. */
-static int group_kill(const struct bsh__v1_group *g)
-{
-    char text[8192];
-    if (bsh__read_file(g->dir, "cgroup.procs", text, sizeof(text)) < 0)
-        return 0;
-    int n = 0;
-    for (char *p = text, *end; *p != '\0'; p = end) {
-        long pid = strtol(p, &end, 10);
-        if (end == p)
-            break;
-        if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
-            n++;
-    }
-    return n;
-}
-
 /* How long the removal waits for killed processes to be gone. */
 #define V1_GONE_WAIT_MS 20
 
@@ -305,7 +271,7 @@ static void group_remove(struct bsh__v1_group *g)
             g->parent = -1;
             break;
         }
-        group_kill(g);
+        bsh__cgroup_kill_each(g->dir); /* v1 has no cgroup.kill */
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }

@@ -276,12 +276,8 @@ static long clone3_into(int cgroup, const char *stack, size_t size,
  * leave it alone; -1 with errno. */
 static int open_procs(int cgroup)
 {
-    int fd = openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || fd > 2)
-        return fd;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return high;
+    return bsh__above_stdio(
+        openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC));
 }
 
 /* Starts the child: straight into its cgroup where clone3 can (no

@@ -96,6 +96,11 @@ int bsh__close(int fd);
  * holds what was read before). */
 ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size);
 
+/* Moves an fd of ours that landed on 0, 1 or 2 (the caller had closed its
+ * own stdio) above 2, close-on-exec, so that the child's dup2 calls cannot
+ * clobber it; -1 with errno stays -1. */
+int bsh__above_stdio(int fd);
+
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */
 void bsh__format(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

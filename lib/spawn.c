@@ -33,23 +33,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-/* Moves a pipe end that landed on 0, 1 or 2 (the caller had closed its
- * own stdio) above 2, so that the dup2 file actions cannot clobber it. */
-static int move_above_stdio(int fd)
-{
-    if (fd > 2)
-        return fd;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return high;
-}
-
 static int make_pipe(int fds[2])
 {
     if (pipe2(fds, O_CLOEXEC) < 0)
         return -1;
-    fds[0] = move_above_stdio(fds[0]);
-    fds[1] = move_above_stdio(fds[1]);
+    fds[0] = bsh__above_stdio(fds[0]);
+    fds[1] = bsh__above_stdio(fds[1]);
     if (fds[0] < 0 || fds[1] < 0) {
         fds[0] = bsh__close(fds[0]);
         fds[1] = bsh__close(fds[1]);
@@ -235,7 +224,7 @@ static int open_master(const struct bsh__launch *l, char *name, size_t len)
     int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (m < 0)
         return -1;
-    m = move_above_stdio(m);
+    m = bsh__above_stdio(m);
     struct winsize ws = {l->rows, l->cols, 0, 0};
     if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
         ptsname_r(m, name, len) != 0 || ioctl(m, TIOCSWINSZ, &ws) < 0 ||

@@ -218,8 +218,6 @@ static void note_exit(struct bsh_stream *s)
         bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
 }
 
-/* Waits for events (or only looks, when !block) and takes them in.
- * Returns the number of ready slots. */
 static void release_supervisor(struct bsh_stream *s);
 
 /* A blocking wait of a run younger than this looks at the cancel flag
@@ -248,6 +246,8 @@ static void bound_for_cancel(struct bsh_stream *s, bool *has,
     *has = true;
 }
 
+/* Waits for events (or only looks, when !block) and takes them in.
+ * Returns the number of ready slots. */
 static int wait_events(struct bsh_stream *s, bool block)
 {
     struct timespec at = {0, 0}, left, zero = {0, 0};
@@ -312,9 +312,6 @@ static void serve_notifications(struct bsh_stream *s)
     }
 }
 
-/* Scans of the session at a kill, at most (see signal_run()). */
-#define KILL_PASSES 4
-
 /* The run is over: a call still waiting on the supervisor fails. */
 static void release_supervisor(struct bsh_stream *s)
 {
@@ -340,6 +337,9 @@ static void release_all(struct bsh_stream *s)
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_release(&s->child);
 }
+
+/* Scans of the session at a kill, at most. */
+#define KILL_PASSES 4
 
 /* Sends `sig` to every process of the run: with a cgroup, to everything
  * in it (SIGKILL through cgroup.kill, which nothing escapes and which

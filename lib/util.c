@@ -42,6 +42,15 @@ ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
     return n < 0 ? -1 : (ssize_t)len;
 }
 
+int bsh__above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return high;
+}
+
 const char *bsh_version(void)
 {
     return BSH_VERSION_STRING;

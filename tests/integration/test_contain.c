@@ -221,6 +221,19 @@ static void test_escapes(enum bsh_containment how, const char *label)
     }
 }
 
+/* Runs `o` and takes every item into `r`; the stream, for its report
+ * (the caller frees it). */
+static struct bsh_stream *run_drained(const struct bsh_run_opts *o,
+                                      struct result *r)
+{
+    struct bsh_stream *s = NULL;
+    struct bsh_error err;
+    memset(r, 0, sizeof(*r));
+    bsh_run(o, &s, &err);
+    drain(s, r);
+    return s;
+}
+
 static void test_report_keys(bool cgroup)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
@@ -255,10 +268,7 @@ static void test_report_keys(bool cgroup)
     o.command = "echo go; sleep 20";
     o.timeout_ms = 300;
     o.report = true;
-    s = NULL;
-    bsh_run(&o, &s, &err);
-    memset(&r, 0, sizeof(r));
-    drain(s, &r);
+    s = run_drained(&o, &r);
     rep = bsh_stream_report(s);
     ok(rep != NULL && rep->reason == BSH_END_TIMEOUT && rep->has_signal &&
            rep->signal == -1,
@@ -290,11 +300,7 @@ static void test_limit_hit(bool memory)
         o.limits.pids = 5;
         o.command = "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.3 & done; wait";
     }
-    struct bsh_stream *s = NULL;
-    struct bsh_error err;
-    bsh_run(&o, &s, &err);
-    memset(&r, 0, sizeof(r));
-    drain(s, &r);
+    struct bsh_stream *s = run_drained(&o, &r);
     const struct bsh_report *rep = bsh_stream_report(s);
     bool named = rep != NULL && rep->reason == BSH_END_LIMIT &&
                  rep->limit == (memory ? BSH_LIMIT_MEMORY : BSH_LIMIT_PIDS);
@@ -321,11 +327,7 @@ static void test_limits(bool cgroup)
     o.command = "seq 1 100000; echo after >&2";
     o.limits.output_bytes = 1000;
     o.report = true;
-    struct bsh_stream *s = NULL;
-    struct bsh_error err;
-    bsh_run(&o, &s, &err);
-    memset(&r, 0, sizeof(r));
-    drain(s, &r);
+    struct bsh_stream *s = run_drained(&o, &r);
     const struct bsh_report *rep = bsh_stream_report(s);
     ok(r.out_len + r.err_len == 1000 && result_signal(&r, -1),
        "output limit: exactly 1000 bytes, then the timeout item");
@@ -339,10 +341,7 @@ static void test_limits(bool cgroup)
     o.command = "while :; do :; done";
     o.limits.cpu_seconds = 1;
     o.timeout_ms = 10000;
-    s = NULL;
-    bsh_run(&o, &s, &err);
-    memset(&r, 0, sizeof(r));
-    drain(s, &r);
+    s = run_drained(&o, &r);
     rep = bsh_stream_report(s);
     ok(result_signal(&r, SIGXCPU), "cpu limit: the command's own SIGXCPU");
     ok(rep != NULL && rep->reason == BSH_END_LIMIT &&
@@ -353,10 +352,7 @@ static void test_limits(bool cgroup)
 
     o.command = "exec head -c 100000 /dev/zero > /dev/shm/bsh-fsize-test";
     o.limits = (struct bsh_limits){.fsize_bytes = 4096};
-    s = NULL;
-    bsh_run(&o, &s, &err);
-    memset(&r, 0, sizeof(r));
-    drain(s, &r);
+    s = run_drained(&o, &r);
     rep = bsh_stream_report(s);
     struct stat st;
     ok(result_signal(&r, SIGXFSZ) &&
