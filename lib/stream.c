@@ -375,7 +375,11 @@ static int signal_run(struct bsh_stream *s, int sig)
         found = found || n > 0;
         bool fresh = false;
         for (int i = 0; i < n; i++) {
-            if (pids[i] <= 0)
+            /* A catchable signal goes once to each process: the group's
+             * members had it from the group kill (twice, bash would run
+             * a trap twice). */
+            if (pids[i] <= 0 || (sig != SIGKILL && !leader_gone && err == 0 &&
+                                 getpgid(pids[i]) == s->child.pid))
                 continue;
             kill(pids[i], sig);
             if (pids[i] > newest) {
@@ -386,7 +390,7 @@ static int signal_run(struct bsh_stream *s, int sig)
         if (!fresh || sig != SIGKILL || s->cgroup.dir >= 0)
             break;
     }
-    if (leader_gone && found)
+    if (leader_gone && found && sig == SIGKILL) /* the others had it */
         err = bsh__child_signal_group(&s->child, sig);
     return err;
 }
