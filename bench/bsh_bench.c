@@ -2,8 +2,8 @@
 /*
  * bsh-bench: drives libbsh directly. Runs COMMAND --repeat times in
  * sequence, or --parallel runs at once from one thread through the
- * streams' pollable fds; consumes every item; prints the report of
- * common.h.
+ * streams' pollable fds (with --pollfds: through each stream's own fds in
+ * one poll array); consumes every item; prints the report of common.h.
  */
 #include "harness.h"
 
@@ -108,7 +108,76 @@ static void run_parallel(const struct bench_args *a, struct bench_run *runs)
     free(pfd);
 }
 
+/* Takes the items of run `i` until it would block; false once it ended. */
+static bool take_ready(struct bsh_stream *s, struct bench_run *r)
+{
+    struct bsh_item it;
+    int rc;
+    while ((rc = bsh_stream_try_next(s, &it)) == 1)
+        take(r, &it);
+    if (rc == BSH_EAGAIN)
+        return true;
+    finish(s, r, rc);
+    return false;
+}
+
+/* The event loop of a caller that polls every stream's own fds at once:
+ * one poll array, rebuilt before each poll. */
+static void run_pollfds(const struct bench_args *a, struct bench_run *runs)
+{
+    int n = a->parallel, left = n;
+    struct bsh_stream **s = calloc((size_t)n, sizeof(*s));
+    struct pollfd *pfd = calloc((size_t)n * BSH_POLLFDS_MAX, sizeof(*pfd));
+    int *first = calloc((size_t)n, sizeof(int));
+    int *count = calloc((size_t)n, sizeof(int));
+    int *bound = calloc((size_t)n, sizeof(int)); /* each run's timeout */
+    for (int i = 0; i < n; i++)
+        s[i] = start(a, &runs[i]);
+    while (left > 0) {
+        int used = 0, wait_ms = -1;
+        for (int i = 0; i < n; i++) {
+            int t = -1;
+            first[i] = used;
+            count[i] = s[i] != NULL ? bsh_stream_pollfds(s[i], pfd + used,
+                                                         BSH_POLLFDS_MAX, &t)
+                                    : 0;
+            bound[i] = t;
+            if (t >= 0 && (wait_ms < 0 || t < wait_ms))
+                wait_ms = t;
+            used += count[i];
+        }
+        bool timed_out = poll(pfd, (nfds_t)used, wait_ms) == 0;
+        for (int i = 0; i < n; i++) {
+            if (s[i] == NULL)
+                continue;
+            bool any = false;
+            for (int k = 0; k < count[i]; k++)
+                any |= pfd[first[i] + k].revents != 0;
+            if (!any && bound[i] != 0 && !(timed_out && bound[i] > 0))
+                continue; /* nothing for this run, and its time is not up */
+            bsh_stream_polled(s[i], pfd + first[i], count[i]);
+            if (!take_ready(s[i], &runs[i])) {
+                s[i] = NULL;
+                left--;
+            }
+        }
+    }
+    free(s);
+    free(pfd);
+    free(first);
+    free(count);
+    free(bound);
+}
+
+static void run_parallel_any(const struct bench_args *a, struct bench_run *runs)
+{
+    if (a->pollfds)
+        run_pollfds(a, runs);
+    else
+        run_parallel(a, runs);
+}
+
 int main(int argc, char **argv)
 {
-    return bench_main(argc, argv, run_sequential, run_parallel);
+    return bench_main(argc, argv, run_sequential, run_parallel_any);
 }

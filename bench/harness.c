@@ -14,7 +14,7 @@ static void usage(const char *prog)
     fprintf(stderr,
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
             "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
-            "[--sandbox] "
+            "[--sandbox] [--pollfds] "
             "COMMAND\n",
             prog);
     exit(2);
@@ -35,6 +35,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         }
         if (strcmp(o, "--sandbox") == 0) {
             a->sandbox = true;
+            continue;
+        }
+        if (strcmp(o, "--pollfds") == 0) {
+            a->pollfds = true;
             continue;
         }
         if (strcmp(o, "--report") == 0) {

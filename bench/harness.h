@@ -25,6 +25,7 @@ struct bench_args {
     const char *containment; /* bsh only: auto (NULL), cgroup, session */
     bool report;             /* bsh only: ask for the end report, read it */
     bool sandbox;            /* bsh only: --sandbox (strict) */
+    bool pollfds; /* bsh only: --parallel through bsh_stream_pollfds */
 };
 
 /* What one run saw. */

@@ -110,6 +110,8 @@ syscalls "$ROUNDS" --parallel 2 'for i in $(seq 1 20000); do echo out$i; echo er
 row "W3' 2 x 20k lines out+err through the pollable fds: syscalls per data read" "$FLOOR_V" "$BSH_V" "$RATIO" "bsh <= 1.7"
 syscalls "$ROUNDS" --parallel 2 'head -c 50000000 /dev/zero'
 row "W2' 2 x 50 MB through the pollable fds: syscalls per data read" "$FLOOR_V" "$BSH_V" "$RATIO" "bsh <= 1.7"
+syscalls "$ROUNDS" --pollfds --parallel 2 'for i in $(seq 1 20000); do echo out$i; echo err$i >&2; done'
+row "W3' the same through the streams' own fds (bsh_stream_pollfds)" "$FLOOR_V" "$BSH_V" "$RATIO" "bsh <= 1.7"
 
 measure last_ms 11 --timeout 50 'sleep 10'
 F_LATE=$(awk -v t="$FLOOR_V" 'BEGIN { printf "%.3f", t - 50 }')
@@ -120,6 +122,10 @@ measure total_ms 3 --parallel 200 'sleep 0.2'
 row "W5 200 x \`sleep 0.2\` parallel, wall ms" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.05"
 measure cpu_ms "$ROUNDS" --parallel 200 'sleep 0.2'
 row "W5 parent CPU, ms" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.15"
+measure cpu_ms "$ROUNDS" --pollfds --parallel 200 'sleep 0.2'
+row "W5 parent CPU through the streams' own fds, ms" "$FLOOR_V" "$BSH_V" "$RATIO" "<= 1.15"
+measure cpu_ms "$ROUNDS" --pollfds --containment session --parallel 200 'sleep 0.2'
+row "W5 parent CPU, own fds, session only (no cgroup), ms" "$FLOOR_V" "$BSH_V" "$RATIO" "(context)"
 measure rss_kb 3 --parallel 200 'sleep 0.2'
 row "W5 peak RSS KiB" "$FLOOR_V" "$BSH_V" "+$((BSH_V - FLOOR_V)) KiB" "<= +2048 KiB"
 measure total_ms 1 --parallel 1000 'sleep 0.2'

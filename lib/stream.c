@@ -26,6 +26,7 @@
 #include "runstate.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -256,7 +257,13 @@ static int wait_events(struct bsh_stream *s, bool block)
         bound_for_cancel(s, &has, &at);
     const struct timespec *timeout =
         !block ? &zero : bsh__deadline_left(has, at, &left);
-    int n = bsh__pollset_wait(&s->polls, timeout);
+    int n;
+    if (!block && s->by_pollfds) { /* the caller's poll has looked */
+        n = s->polled ? __builtin_popcount(s->polls.ready) : 0;
+        s->polled = false;
+    } else {
+        n = bsh__pollset_wait(&s->polls, timeout);
+    }
     for (int i = 0; i < 2; i++)
         if (bsh__pollset_take(&s->polls, (enum bsh__slot)(SLOT_OUT + i)))
             s->ready[i] = true;
@@ -728,6 +735,8 @@ static int wait_or_give_up(struct bsh_stream *s, bool block)
         wait_events(s, true);
         return 0;
     }
+    if (s->by_pollfds) /* what the caller's poll found, once */
+        return wait_events(s, false) > 0 ? 0 : BSH_EAGAIN;
     serve_notifications(s);
     bool second_pass = s->guessing && !s->got_data;
     s->guessing = false;
@@ -842,6 +851,60 @@ int bsh_stream_fd(struct bsh_stream *s)
         sync_timer(s);
     }
     return s->polls.epfd;
+}
+
+/* The longest a caller of bsh_stream_pollfds may sleep: 0 when there is
+ * something to do now, -1 without a bound. */
+static int pollfds_timeout(const struct bsh_stream *s)
+{
+    if (s->phase != PHASE_RUNNING && s->phase != PHASE_ENDING)
+        return 0; /* an item (or the end) is ready at once */
+    if (s->polls.ready != 0 ||
+        (s->phase == PHASE_RUNNING &&
+         (outputs_ready(s) || s->limit_hit != BSH_LIMIT_NONE ||
+          atomic_load(&s->cancelled) > s->cancels_seen)))
+        return 0;
+    struct timespec at;
+    if (!next_wake(s, &at))
+        return -1;
+    int64_t ns = mono_ns_until(at);
+    if (ns <= 0)
+        return 0;
+    int64_t ms = (ns + 999999) / 1000000; /* never wake early */
+    return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+int bsh_stream_pollfds(struct bsh_stream *s, struct pollfd *fds, int max,
+                       int *timeout_ms)
+{
+    if (s == NULL || timeout_ms == NULL || max < 0 || (fds == NULL && max > 0))
+        return BSH_EINVAL;
+    int n = 0;
+    for (int i = 0; i < SLOT_COUNT; i++)
+        n += i != SLOT_TIMER && s->polls.fd[i] >= 0;
+    if (n > max)
+        return BSH_EINVAL;
+    s->by_pollfds = true;
+    n = 0;
+    for (int i = 0; i < SLOT_COUNT; i++)
+        if (i != SLOT_TIMER && s->polls.fd[i] >= 0)
+            fds[n++] = (struct pollfd){s->polls.fd[i],
+                                       i == SLOT_IN ? POLLOUT : POLLIN, 0};
+    *timeout_ms = pollfds_timeout(s);
+    return n;
+}
+
+int bsh_stream_polled(struct bsh_stream *s, const struct pollfd *fds, int n)
+{
+    if (s == NULL || n < 0 || (fds == NULL && n > 0))
+        return BSH_EINVAL;
+    for (int k = 0; k < n; k++)
+        for (int i = 0; fds[k].revents != 0 && fds[k].fd >= 0 && i < SLOT_COUNT;
+             i++)
+            if (s->polls.fd[i] == fds[k].fd)
+                s->polls.ready |= 1u << i;
+    s->polled = true;
+    return BSH_OK;
 }
 
 void bsh_stream_cancel(struct bsh_stream *s)

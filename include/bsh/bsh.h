@@ -370,6 +370,38 @@ BSH_API int bsh_stream_try_next(struct bsh_stream *stream,
  */
 BSH_API int bsh_stream_fd(struct bsh_stream *stream);
 
+struct pollfd; /* <poll.h> */
+
+/** The most fds bsh_stream_pollfds() ever fills in. */
+#define BSH_POLLFDS_MAX 6
+
+/**
+ * The stream's own fds, for an event loop that polls many runs: instead
+ * of bsh_stream_fd()'s one fd per run (an epoll set, its timer and its
+ * eventfd: system calls per run), the loop puts these straight into its
+ * poll(2) array, and its poll tells which of them is ready, so the stream
+ * never polls again. Before each poll: fills `fds[0..n)` (fd, events,
+ * revents 0) and returns n (0..BSH_POLLFDS_MAX; `max` must be at least
+ * that, else BSH_EINVAL), and sets `*timeout_ms` to the longest the loop
+ * may sleep before calling bsh_stream_try_next() even with nothing ready
+ * (-1: no bound; 0: an item is ready now). The set changes as the run goes
+ * on (the exit watch, stdin), so ask again before every poll. After the
+ * poll: bsh_stream_polled() with the same entries, then
+ * bsh_stream_try_next() until BSH_EAGAIN. The fds are the stream's; do not
+ * close them. A bsh_stream_cancel() from another thread is seen at the
+ * next bsh_stream_try_next(): such a caller wakes its own poll.
+ */
+BSH_API int bsh_stream_pollfds(struct bsh_stream *stream, struct pollfd *fds,
+                               int max, int *timeout_ms);
+
+/**
+ * Hands the stream what the caller's poll found on the entries
+ * bsh_stream_pollfds() filled in (their revents); the next
+ * bsh_stream_try_next() acts on them without polling. BSH_OK, BSH_EINVAL.
+ */
+BSH_API int bsh_stream_polled(struct bsh_stream *stream,
+                              const struct pollfd *fds, int n);
+
 /**
  * Ask the stream to stop: the next call kills the whole run with SIGKILL
  * (or, with grace_ms, sends SIGTERM and SIGKILL after the grace period; a

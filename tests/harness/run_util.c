@@ -94,6 +94,39 @@ void drain_pollable(struct bsh_stream *s, struct result *r)
         snprintf(r->error, sizeof(r->error), "%s", e);
 }
 
+void drain_pollfds(struct bsh_stream *s, struct result *r)
+{
+    struct pollfd p[BSH_POLLFDS_MAX];
+    struct bsh_item it;
+    int rc;
+    for (;;) {
+        rc = bsh_stream_try_next(s, &it);
+        if (rc == 1) {
+            take_item(r, &it);
+            continue;
+        }
+        if (rc != BSH_EAGAIN)
+            break;
+        int timeout_ms,
+            n = bsh_stream_pollfds(s, p, BSH_POLLFDS_MAX, &timeout_ms);
+        if (n < 0 || (n == 0 && timeout_ms < 0)) {
+            r->stalled = true; /* nothing would ever wake us */
+            break;
+        }
+        r->polls++;
+        bool unbounded = timeout_ms < 0 || timeout_ms > 10000;
+        if (poll(p, (nfds_t)n, unbounded ? 10000 : timeout_ms) == 0 &&
+            unbounded)
+            r->stalled = true; /* a wake-up it never sent */
+        bsh_stream_polled(s, p, n);
+    }
+    r->end_rc = rc;
+    r->error_kind = bsh_stream_error_kind(s);
+    const char *e = bsh_stream_error(s);
+    if (rc < 0 && e != NULL)
+        snprintf(r->error, sizeof(r->error), "%s", e);
+}
+
 void run_collect(const struct bsh_run_opts *opts, struct result *r)
 {
     memset(r, 0, sizeof(*r));

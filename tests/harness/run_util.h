@@ -31,7 +31,7 @@ struct result {
     char error[BSH_ERROR_MAX];
     double ms;    /* wall time from bsh_run to the end */
     pid_t pid;    /* the child's pid, as first seen */
-    int polls;    /* drain_pollable: waits on the pollable fd */
+    int polls;    /* drain_pollable, drain_pollfds: the caller's polls */
     bool stalled; /* drain_pollable: a wait of 10 s saw nothing */
 };
 
@@ -46,6 +46,10 @@ void drain(struct bsh_stream *s, struct result *r);
 
 /* Drains a stream through its pollable fd and bsh_stream_try_next(). */
 void drain_pollable(struct bsh_stream *s, struct result *r);
+
+/* Drains a stream through its own fds in the caller's poll
+ * (bsh_stream_pollfds(), bsh_stream_polled(), bsh_stream_try_next()). */
+void drain_pollfds(struct bsh_stream *s, struct result *r);
 
 void result_free(struct result *r);
 

@@ -119,6 +119,17 @@ static void test_output_after_hangup(void)
     diag("%d waits on the pollable fd", r.polls);
     result_free(&r);
 
+    memset(&r, 0, sizeof(r));
+    bsh_run(&o, &s, NULL);
+    drain_pollfds(s, &r);
+    bsh_stream_free(s);
+    is_str((char *)r.out, "EARLY\r\nLATE\r\n",
+           "and through the stream's own fds");
+    ok(result_exit(&r, 0) && !r.stalled && r.polls < 200,
+       "whose timeout brought the caller back, without a spin");
+    diag("%d polls of the stream's own fds", r.polls);
+    result_free(&r);
+
     run_pty("exec >/dev/null 2>&1 </dev/null; sleep 0.2; exit 3", 5000, &r);
     ok(result_exit(&r, 3) && r.ms < 3000,
        "terminal closed, then a silent exit: its status, promptly");

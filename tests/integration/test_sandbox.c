@@ -134,9 +134,12 @@ static void bad_write_dir(void)
     is_int(bsh_run(&o, &s, &err), BSH_EINVAL, "write_count without dirs");
 }
 
-/* Mode changes go through the stream's supervisor, in either way of
+/* How a test drives its stream. */
+enum drive { BLOCKING, POLLABLE_FD, POLLFDS };
+
+/* Mode changes go through the stream's supervisor, in every way of
  * driving the stream. */
-static void supervised_chmod(bool pollable)
+static void supervised_chmod(enum drive drive)
 {
     char dir[] = "/var/tmp/bsh-sandbox-XXXXXX", cmd[400];
     char other[] = "/var/tmp/bsh-sandbox-XXXXXX";
@@ -152,17 +155,22 @@ static void supervised_chmod(bool pollable)
     o.timeout_ms = 10000;
     o.sandbox = (struct bsh_sandbox){BSH_SANDBOX_STRICT, dirs, 1, false};
     struct result r;
-    if (pollable) {
+    if (drive != BLOCKING) {
         memset(&r, 0, sizeof(r));
         struct bsh_stream *s = NULL;
         struct bsh_error err;
         r.guard_rc = bsh_run(&o, &s, &err);
-        drain_pollable(s, &r);
+        if (drive == POLLABLE_FD)
+            drain_pollable(s, &r);
+        else
+            drain_pollfds(s, &r);
         bsh_stream_free(s);
     } else {
         run_collect(&o, &r);
     }
-    const char *how = pollable ? "(pollable fd)" : "(blocking)";
+    const char *how = drive == BLOCKING      ? "(blocking)"
+                      : drive == POLLABLE_FD ? "(pollable fd)"
+                                             : "(the stream's own fds)";
     ok(result_exit(&r, 0), how);
     ok(r.out_len == 6 && memcmp(r.out, "700\n1\n", 6) == 0,
        "chmod in a writable place done, outside refused");
@@ -203,7 +211,8 @@ int main(void)
     report_matches_the_kernel();
     bad_write_dir();
     writable_places();
-    supervised_chmod(false);
-    supervised_chmod(true);
+    supervised_chmod(BLOCKING);
+    supervised_chmod(POLLABLE_FD);
+    supervised_chmod(POLLFDS);
     return tap_done();
 }
