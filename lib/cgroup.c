@@ -43,17 +43,37 @@ static char own_path[PATH_MAX];
 static int own_error; /* errno when it could not be found or opened */
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
-/* The cgroup2 mount point (with its root within the hierarchy). */
-static bool find_mount(char *point, size_t size, char *root, size_t rsize)
+/* Whether the comma-separated `list` (`len` bytes) names `word`. */
+static bool lists(const char *list, size_t len, const char *word)
 {
-    static char text[65536];
-    if (bsh__read_file(AT_FDCWD, "/proc/self/mountinfo", text, sizeof(text)) <
-        0)
-        return false;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char *dash = strstr(line, " - cgroup2 ");
+    size_t wl = strlen(word);
+    for (const char *p = list, *end = list + len; p < end;) {
+        size_t n = strcspn(p, ",");
+        if (n > (size_t)(end - p))
+            n = (size_t)(end - p);
+        if (n == wl && strncmp(p, word, wl) == 0)
+            return true;
+        p += n + 1;
+    }
+    return false;
+}
+
+/* The mount point and root of the hierarchy: cgroup2 (`controller`
+ * NULL), or the v1 one holding `controller`. From mountinfo lines
+ * "ID PARENT DEV ROOT POINT OPTS ... - TYPE SOURCE SUPER". */
+static bool find_mount(char *mounts, const char *controller, char *point,
+                       size_t size, char *root, size_t rsize)
+{
+    const char *type = controller == NULL ? " - cgroup2 " : " - cgroup ";
+    char *save = NULL;
+    for (char *line = strtok_r(mounts, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *dash = strstr(line, type);
+        if (dash == NULL)
+            continue;
+        const char *super = strrchr(dash, ' ') + 1;
         char r[PATH_MAX], p[PATH_MAX];
-        if (dash != NULL &&
+        if ((controller == NULL || lists(super, strlen(super), controller)) &&
             sscanf(line, "%*s %*s %*s %4095s %4095s", r, p) == 2) {
             bsh__format(point, size, "%s", p);
             bsh__format(root, rsize, "%s", r);
@@ -63,23 +83,57 @@ static bool find_mount(char *point, size_t size, char *root, size_t rsize)
     return false;
 }
 
+/* This process's path in the hierarchy from /proc/self/cgroup lines
+ * "ID:CONTROLLERS:PATH" (v2: "0::PATH"); its length, or -1. */
+static int find_path(const char *cgroups, const char *controller,
+                     const char **path)
+{
+    for (const char *line = cgroups; *line != '\0';) {
+        size_t len = strcspn(line, "\n");
+        const char *c = memchr(line, ':', len);
+        const char *p =
+            c != NULL ? memchr(c + 1, ':', len - (size_t)(c - line) - 1) : NULL;
+        bool match =
+            controller == NULL
+                ? p == c + 1 && c == line + 1 && line[0] == '0'
+                : p != NULL && lists(c + 1, (size_t)(p - c - 1), controller);
+        if (match) {
+            *path = p + 1;
+            return (int)(len - (size_t)(p + 1 - line));
+        }
+        line += len + (line[len] == '\n');
+    }
+    return -1;
+}
+
+void bsh__cgroup_home(const char *controller, char *home, size_t size)
+{
+    home[0] = '\0';
+    enum { MOUNTS_MAX = 65536 };
+    char cgroups[4096], point[PATH_MAX], root[PATH_MAX];
+    char *mounts = malloc(MOUNTS_MAX);
+    const char *path;
+    int len;
+    if (mounts != NULL &&
+        bsh__read_file(AT_FDCWD, "/proc/self/cgroup", cgroups,
+                       sizeof(cgroups)) >= 0 &&
+        bsh__read_file(AT_FDCWD, "/proc/self/mountinfo", mounts, MOUNTS_MAX) >=
+            0 &&
+        find_mount(mounts, controller, point, sizeof(point), root,
+                   sizeof(root)) &&
+        (len = find_path(cgroups, controller, &path)) >= 0) {
+        int rl = strcmp(root, "/") == 0 ? 0 : (int)strlen(root);
+        /* else our cgroup is outside what this namespace mounted */
+        if (len >= rl && strncmp(path, root, (size_t)rl) == 0)
+            bsh__format(home, size, "%s%.*s", point, len - rl, path + rl);
+    }
+    free(mounts);
+}
+
 static void find_own(void)
 {
-    char text[4096], point[PATH_MAX], root[PATH_MAX];
-    own_error = ENOENT;
-    if (bsh__read_file(AT_FDCWD, "/proc/self/cgroup", text, sizeof(text)) < 0 ||
-        !find_mount(point, sizeof(point), root, sizeof(root)))
-        return;
-    char *line = strstr(text, "0::");
-    if (line == NULL || (line != text && line[-1] != '\n'))
-        return;
-    line += 3;
-    line[strcspn(line, "\n")] = '\0';
-    size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-    if (strncmp(line, root, rl) != 0)
-        return; /* our cgroup is outside what this namespace mounted */
-    bsh__format(own_path, sizeof(own_path), "%s%s", point, line + rl);
-    own_error = 0;
+    bsh__cgroup_home(NULL, own_path, sizeof(own_path));
+    own_error = own_path[0] != '\0' ? 0 : ENOENT;
 }
 
 /* ---- one run's cgroup --------------------------------------------------- */

@@ -65,6 +65,12 @@ int bsh__cgroup_kill_each(int dir);
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
                          int64_t *values, int n);
 
+/* The directory of this process's cgroup in the cgroup2 hierarchy
+ * (`controller` NULL) or in the v1 hierarchy holding `controller`, from
+ * /proc/self/cgroup and mountinfo; "" where there is none (no such mount,
+ * or our cgroup lies outside what this mount namespace shows). */
+void bsh__cgroup_home(const char *controller, char *home, size_t size);
+
 /* Removes the empty cgroups named bsh-PID-... in `dir` whose process has
  * died (a run's cgroup left by a process that was killed). */
 void bsh__cgroup_remove_stale(const char *dir);

@@ -23,82 +23,10 @@
 static char memory_home[PATH_MAX], pids_home[PATH_MAX]; /* "": none */
 static pthread_once_t homes_once = PTHREAD_ONCE_INIT;
 
-/* Whether the comma-separated `list` names `word`. */
-static bool lists(const char *list, size_t len, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = list; p < list + len;) {
-        size_t n = strcspn(p, ",");
-        if (n > len - (size_t)(p - list))
-            n = len - (size_t)(p - list);
-        if (n == wl && strncmp(p, word, wl) == 0)
-            return true;
-        p += n + 1;
-    }
-    return false;
-}
-
-/* The mount point and root of the v1 hierarchy holding `controller`, from
- * mountinfo: "ID PARENT DEV ROOT POINT OPTS ... - cgroup SOURCE SUPER". */
-static bool find_v1_mount(char *mounts, const char *controller, char *point,
-                          size_t size, char *root, size_t rsize)
-{
-    char *save = NULL;
-    for (char *line = strtok_r(mounts, "\n", &save); line != NULL;
-         line = strtok_r(NULL, "\n", &save)) {
-        char *dash = strstr(line, " - cgroup ");
-        if (dash == NULL)
-            continue;
-        const char *super = strrchr(dash, ' ') + 1;
-        char r[PATH_MAX], p[PATH_MAX];
-        if (lists(super, strlen(super), controller) &&
-            sscanf(line, "%*s %*s %*s %4095s %4095s", r, p) == 2) {
-            bsh__format(point, size, "%s", p);
-            bsh__format(root, rsize, "%s", r);
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Our cgroup in `controller`'s hierarchy, from /proc/self/cgroup lines
- * "ID:CONTROLLERS:PATH"; "" when there is none. */
-static void find_home(const char *cgroups, const char *controller, char *home,
-                      size_t size)
-{
-    home[0] = '\0';
-    static char mounts[65536];
-    char point[PATH_MAX], root[PATH_MAX];
-    if (bsh__read_file(AT_FDCWD, "/proc/self/mountinfo", mounts,
-                       sizeof(mounts)) < 0 ||
-        !find_v1_mount(mounts, controller, point, sizeof(point), root,
-                       sizeof(root)))
-        return;
-    for (const char *line = cgroups; *line != '\0';) {
-        size_t len = strcspn(line, "\n");
-        const char *c = memchr(line, ':', len);
-        const char *p =
-            c != NULL ? memchr(c + 1, ':', len - (size_t)(c - line) - 1) : NULL;
-        if (p != NULL && lists(c + 1, (size_t)(p - c - 1), controller)) {
-            size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-            int pl = (int)(len - (size_t)(p + 1 - line));
-            if (strncmp(p + 1, root, rl) == 0) /* else outside our mount */
-                bsh__format(home, size, "%s%.*s", point, pl - (int)rl,
-                            p + 1 + rl);
-            return;
-        }
-        line += len + (line[len] == '\n');
-    }
-}
-
 static void find_homes(void)
 {
-    char cgroups[4096];
-    if (bsh__read_file(AT_FDCWD, "/proc/self/cgroup", cgroups,
-                       sizeof(cgroups)) < 0)
-        return;
-    find_home(cgroups, "memory", memory_home, sizeof(memory_home));
-    find_home(cgroups, "pids", pids_home, sizeof(pids_home));
+    bsh__cgroup_home("memory", memory_home, sizeof(memory_home));
+    bsh__cgroup_home("pids", pids_home, sizeof(pids_home));
     if (memory_home[0] != '\0')
         bsh__cgroup_remove_stale(memory_home);
     if (pids_home[0] != '\0')
