@@ -55,6 +55,7 @@ struct mcp_run {
     unsigned char *unsent;  /* input the stream had no room for yet */
     size_t unsent_off, unsent_len;
     bool close_after_unsent;
+    int poll_first, poll_count; /* its fds in the server's poll array */
 };
 
 /* Starts a run. NULL with the reason in `why` (a guard's message, or

@@ -273,7 +273,7 @@ static void advance_runs(struct server *sv)
  * up unread. */
 static void wait_for_work(struct server *sv)
 {
-    size_t need = (size_t)sv->runs.nruns + 3;
+    size_t need = (size_t)sv->runs.nruns * BSH_POLLFDS_MAX + 3;
     if (need > sv->pfds_cap) {
         struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
         if (grown == NULL)
@@ -288,14 +288,26 @@ static void wait_for_work(struct server *sv)
     p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
     p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
     nfds_t n = 3;
+    /* Each run's own fds, in this one array: no epoll set, timer or
+     * eventfd per run, and the runs read only what this poll found. */
     for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next) {
         if (r->ended)
             continue;
-        p[n] = (struct pollfd){bsh_stream_fd(r->stream), POLLIN, 0};
-        if (p[n++].fd < 0 && (timeout < 0 || timeout > 10))
-            timeout = 10; /* none could be made (out of fds): look often */
+        int wait_ms = -1;
+        r->poll_first = (int)n;
+        r->poll_count =
+            bsh_stream_pollfds(r->stream, p + n, BSH_POLLFDS_MAX, &wait_ms);
+        if (r->poll_count < 0)
+            r->poll_count = 0;
+        n += (nfds_t)r->poll_count;
+        if (wait_ms >= 0 && (timeout < 0 || wait_ms < timeout))
+            timeout = wait_ms;
     }
-    if (poll(p, n, timeout) <= 0)
+    int ready = poll(p, n, timeout);
+    for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next)
+        if (!r->ended)
+            bsh_stream_polled(r->stream, p + r->poll_first, r->poll_count);
+    if (ready <= 0)
         return;
     if (p[1].revents != 0)
         sink_flush(out);
