@@ -471,6 +471,34 @@ int64_t bsh__cgroup_value(const struct bsh__cgroup *cg, const char *file)
     return strtoll(text, NULL, 10);
 }
 
+int bsh__cgroup_rmdir(int *parent, const char *name, int wait_ms,
+                      int (*end_left)(void *ctx), void *ctx)
+{
+    for (int waited = 0;; waited++) {
+        if (unlinkat(*parent, name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+            return 0;
+        int left = end_left(ctx); /* forked before the kill landed */
+        if (waited >= wait_ms) {
+            /* Still dying (or unkillable): a later sweep removes it. */
+            bsh__graveyard_add_cgroup(*parent, name);
+            *parent = -1;
+            return left;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* What is left in a run's cgroup at its removal: killed, and counted. */
+static int end_left(void *ctx)
+{
+    struct bsh__cgroup *cg = ctx;
+    int left = bsh__cgroup_count(cg);
+    if (left > 0)
+        bsh__cgroup_kill(cg);
+    return left;
+}
+
 int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
 {
     if (cg->dir < 0)
@@ -485,23 +513,7 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
     }
     if (cg->parent < 0) /* a pooled cgroup: its parent is ours */
         cg->parent = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int left = 0;
-    for (int waited = 0;; waited++) {
-        if (unlinkat(cg->parent, cg->name, AT_REMOVEDIR) == 0 || errno != EBUSY)
-            break;
-        left = bsh__cgroup_count(cg);
-        if (waited >= wait_ms) {
-            /* Still dying (or unkillable): a later sweep removes it. */
-            bsh__graveyard_add_cgroup(cg->parent, cg->name);
-            cg->parent = -1;
-            break;
-        }
-        if (left > 0)
-            bsh__cgroup_kill(cg); /* forked before the kill landed */
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-        left = 0;
-    }
+    int left = bsh__cgroup_rmdir(&cg->parent, cg->name, wait_ms, end_left, cg);
     cg->dir = bsh__close(cg->dir);
     release_parent(cg);
     return left;

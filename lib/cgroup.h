@@ -65,6 +65,14 @@ int bsh__cgroup_kill_each(int dir);
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
                          int64_t *values, int n);
 
+/* Removes the cgroup `name` in the directory `*parent`. While it is busy,
+ * `end_left(ctx)` kills what is left in it and says how many that was,
+ * and the removal is tried again every 1 ms for up to `wait_ms`; then the
+ * graveyard takes it over, with `*parent` (set to -1). Returns how many
+ * were left then, or 0. */
+int bsh__cgroup_rmdir(int *parent, const char *name, int wait_ms,
+                      int (*end_left)(void *ctx), void *ctx);
+
 /* The directory of this process's cgroup in the cgroup2 hierarchy
  * (`controller` NULL) or in the v1 hierarchy holding `controller`, from
  * /proc/self/cgroup and mountinfo; "" where there is none (no such mount,

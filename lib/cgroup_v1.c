@@ -184,6 +184,15 @@ int64_t bsh__v1_memory_peak(const struct bsh__v1 *v)
 /* How long the removal waits for killed processes to be gone. */
 #define V1_GONE_WAIT_MS 20
 
+/* What is left in a v1 cgroup at its removal: killed one by one (v1 has
+ * no cgroup.kill). */
+static int end_left(void *ctx)
+{
+    const struct bsh__v1_group *g = ctx;
+    bsh__cgroup_kill_each(g->dir);
+    return 0;
+}
+
 static void group_remove(struct bsh__v1_group *g)
 {
     if (g->parent < 0 || g->name[0] == '\0' || g->dir < 0) {
@@ -191,18 +200,7 @@ static void group_remove(struct bsh__v1_group *g)
         return;
     }
     g->procs = bsh__close(g->procs);
-    for (int waited = 0;; waited++) {
-        if (unlinkat(g->parent, g->name, AT_REMOVEDIR) == 0 || errno != EBUSY)
-            break;
-        if (waited >= V1_GONE_WAIT_MS) {
-            bsh__graveyard_add_cgroup(g->parent, g->name);
-            g->parent = -1;
-            break;
-        }
-        bsh__cgroup_kill_each(g->dir); /* v1 has no cgroup.kill */
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
+    bsh__cgroup_rmdir(&g->parent, g->name, V1_GONE_WAIT_MS, end_left, g);
     group_release(g);
 }
 
