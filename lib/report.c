@@ -28,6 +28,13 @@ int bsh__run_pids(const struct bsh_stream *s, int *pids, int max)
     return s->sid > 0 ? bsh__session_pids(s->sid, pids, max) : 0;
 }
 
+int bsh__run_others(const struct bsh_stream *s, int *pids, int max)
+{
+    if (s->cgroup.dir >= 0)
+        return bsh__cgroup_pids(&s->cgroup, pids, max);
+    return s->sid > 0 ? bsh__session_others(s->sid, pids, max) : 0;
+}
+
 void bsh__report_diagnose(struct bsh_stream *s)
 {
     if (!s->want_report || s->diagnosis != NULL)

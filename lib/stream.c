@@ -376,9 +376,7 @@ static int signal_run(struct bsh_stream *s, int sig)
     int newest = 0;
     for (int pass = 0; pass < KILL_PASSES; pass++) {
         int pids[512];
-        int n = s->cgroup.dir >= 0 ? bsh__cgroup_pids(&s->cgroup, pids, 512)
-                : s->sid > 0       ? bsh__session_others(s->sid, pids, 512)
-                                   : 0;
+        int n = bsh__run_others(s, pids, 512);
         found = found || n > 0;
         bool fresh = false;
         for (int i = 0; i < n; i++) {

@@ -52,14 +52,14 @@ struct bsh_stream {
     int held_master; /* PTY master after its EOF, kept open until the end */
     bool master_hup; /* PTY: no slave fd open (EIO), the child alive */
     /* Non-blocking steps (see wait_or_give_up): */
-    bool woken;         /* try_next returned EAGAIN: its caller has polled */
-    bool guessing;      /* reading outputs on a guess since that wake */
-    bool got_data;      /* and one of them had data */
-    int idle[2];        /* guesses in a row that found an output empty */
-    bool looked;        /* the poll set was asked since the last EAGAIN */
+    bool woken;    /* try_next returned EAGAIN: its caller has polled */
+    bool guessing; /* reading outputs on a guess since that wake */
+    bool got_data; /* and one of them had data */
+    int idle[2];   /* guesses in a row that found an output empty */
+    bool looked;   /* the poll set was asked since the last EAGAIN */
     /* Driven through bsh_stream_pollfds (the caller polls our fds): */
-    bool by_pollfds; /* no guessing: the caller's poll says what is ready */
-    bool polled;     /* polls.ready holds the caller's last poll, unread */
+    bool by_pollfds;    /* no guessing: the caller's poll says what is ready */
+    bool polled;        /* polls.ready holds the caller's last poll, unread */
     bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
     bool in_grace;      /* SIGTERM sent; SIGKILL at grace_until */
     bool want_report;   /* gather the costly parts too */
@@ -99,6 +99,10 @@ struct bsh_stream *bsh__stream_new(bool quiet);
 /* report.c: what the end report needs, taken at the end of a run. */
 /* The run's live processes, up to `max`; how many (cgroup or session). */
 int bsh__run_pids(const struct bsh_stream *s, int *pids, int max);
+/* The same for a kill after the group's: a session scan leaves out the
+ * leader (and, when the run made no other process, costs one read);
+ * a cgroup's list is one read either way, the leader included. */
+int bsh__run_others(const struct bsh_stream *s, int *pids, int max);
 /* Notes the live processes before the run is ended (opts.report). */
 void bsh__report_diagnose(struct bsh_stream *s);
 /* Fills the report once the child has been reaped (or abandoned); removes
