@@ -30,8 +30,9 @@ static int directory_error(const char *dir)
 
 int cmd_mcp(const struct cli_args *a)
 {
-    /* Each run holds about FDS_PER_RUN fds (pipes, pidfd, epoll set,
-     * timer, eventfd, log file): the run limit follows the fd limit too. */
+    /* Each run holds up to about FDS_PER_RUN fds (output pipes, stdin,
+     * pidfd, cgroup, sandbox listener, spill file; 5 for a plain call):
+     * the run limit follows the fd limit too. */
     long fds = process_raise_fd_limit();
     long fit = (fds - FDS_RESERVED) / FDS_PER_RUN;
     int asked = a->max_runs > 0 ? a->max_runs : MCP_DEFAULT_MAX_RUNS;
