@@ -258,12 +258,10 @@ static int wait_events(struct bsh_stream *s, bool block)
     const struct timespec *timeout =
         !block ? &zero : bsh__deadline_left(has, at, &left);
     int n;
-    if (!block && s->by_pollfds) { /* the caller's poll has looked */
-        n = s->polled ? __builtin_popcount(s->polls.ready) : 0;
-        s->polled = false;
-    } else {
+    if (!block && s->by_pollfds) /* what the caller's poll found, once */
+        n = __builtin_popcount(s->polls.ready);
+    else
         n = bsh__pollset_wait(&s->polls, timeout);
-    }
     for (int i = 0; i < 2; i++)
         if (bsh__pollset_take(&s->polls, (enum bsh__slot)(SLOT_OUT + i)))
             s->ready[i] = true;
@@ -878,12 +876,14 @@ int bsh_stream_polled(struct bsh_stream *s, const struct pollfd *fds, int n)
 {
     if (s == NULL || n < 0 || (fds == NULL && n > 0))
         return BSH_EINVAL;
-    for (int k = 0; k < n; k++)
-        for (int i = 0; fds[k].revents != 0 && fds[k].fd >= 0 && i < SLOT_COUNT;
-             i++)
+    /* Taken, and cleared, by the next step's wait_events(). */
+    for (int k = 0; k < n; k++) {
+        if (fds[k].revents == 0 || fds[k].fd < 0)
+            continue;
+        for (int i = 0; i < SLOT_COUNT; i++)
             if (s->polls.fd[i] == fds[k].fd)
                 s->polls.ready |= 1u << i;
-    s->polled = true;
+    }
     return BSH_OK;
 }
 

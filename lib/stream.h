@@ -59,7 +59,6 @@ struct bsh_stream {
     bool looked;   /* the poll set was asked since the last EAGAIN */
     /* Driven through bsh_stream_pollfds (the caller polls our fds): */
     bool by_pollfds;    /* no guessing: the caller's poll says what is ready */
-    bool polled;        /* polls.ready holds the caller's last poll, unread */
     bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
     bool in_grace;      /* SIGTERM sent; SIGKILL at grace_until */
     bool want_report;   /* gather the costly parts too */
