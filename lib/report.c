@@ -21,18 +21,26 @@
  * counts them as escaped. */
 #define GONE_WAIT_MS 200
 
-int bsh__run_pids(const struct bsh_stream *s, int *pids, int max)
+/* The run's processes from its cgroup, else from its session scan (which
+ * can leave out the leader). */
+static int members(const struct bsh_stream *s, bool others, int *pids, int max)
 {
     if (s->cgroup.dir >= 0)
         return bsh__cgroup_pids(&s->cgroup, pids, max);
-    return s->sid > 0 ? bsh__session_pids(s->sid, pids, max) : 0;
+    if (s->sid <= 0)
+        return 0;
+    return others ? bsh__session_others(s->sid, pids, max)
+                  : bsh__session_pids(s->sid, pids, max);
+}
+
+int bsh__run_pids(const struct bsh_stream *s, int *pids, int max)
+{
+    return members(s, false, pids, max);
 }
 
 int bsh__run_others(const struct bsh_stream *s, int *pids, int max)
 {
-    if (s->cgroup.dir >= 0)
-        return bsh__cgroup_pids(&s->cgroup, pids, max);
-    return s->sid > 0 ? bsh__session_others(s->sid, pids, max) : 0;
+    return members(s, true, pids, max);
 }
 
 void bsh__report_diagnose(struct bsh_stream *s)

@@ -52,6 +52,16 @@ static void take_item(struct result *r, const struct bsh_item *it)
     }
 }
 
+/* How the stream ended: the last call's result and any error. */
+static void note_end(struct bsh_stream *s, struct result *r, int rc)
+{
+    r->end_rc = rc;
+    r->error_kind = bsh_stream_error_kind(s);
+    const char *e = bsh_stream_error(s);
+    if (rc < 0 && e != NULL)
+        snprintf(r->error, sizeof(r->error), "%s", e);
+}
+
 void drain(struct bsh_stream *s, struct result *r)
 {
     struct bsh_item it;
@@ -61,11 +71,7 @@ void drain(struct bsh_stream *s, struct result *r)
             r->pid = bsh_stream_pid(s);
         take_item(r, &it);
     }
-    r->end_rc = rc;
-    r->error_kind = bsh_stream_error_kind(s);
-    const char *e = bsh_stream_error(s);
-    if (rc < 0 && e != NULL)
-        snprintf(r->error, sizeof(r->error), "%s", e);
+    note_end(s, r, rc);
     if (bsh_stream_next(s, &it) != 0)
         r->after_status = true; /* an ended stream must stay ended */
 }
@@ -87,11 +93,7 @@ void drain_pollable(struct bsh_stream *s, struct result *r)
             break;
         }
     }
-    r->end_rc = rc;
-    r->error_kind = bsh_stream_error_kind(s);
-    const char *e = bsh_stream_error(s);
-    if (rc < 0 && e != NULL)
-        snprintf(r->error, sizeof(r->error), "%s", e);
+    note_end(s, r, rc);
 }
 
 void drain_pollfds(struct bsh_stream *s, struct result *r)
@@ -120,11 +122,7 @@ void drain_pollfds(struct bsh_stream *s, struct result *r)
             r->stalled = true; /* a wake-up it never sent */
         bsh_stream_polled(s, p, n);
     }
-    r->end_rc = rc;
-    r->error_kind = bsh_stream_error_kind(s);
-    const char *e = bsh_stream_error(s);
-    if (rc < 0 && e != NULL)
-        snprintf(r->error, sizeof(r->error), "%s", e);
+    note_end(s, r, rc);
 }
 
 void run_collect(const struct bsh_run_opts *opts, struct result *r)
