@@ -80,10 +80,18 @@ struct bsh__child_plan {
     const struct bsh__placement *place;
 };
 
-/* clone.c: starts the plan in a child of its own (clone3, straight into
- * its cgroup, with its limits): posix_spawn cannot place a child there.
- * Returns 0 or an errno, as posix_spawn does. */
-int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid);
+/* How a spawn failed: the errno, and whether it was the working
+ * directory (the child's chdir) rather than the exec or the clone. */
+struct bsh__clone_failure {
+    int err;
+    bool in_cwd;
+};
+
+/* clone.c: starts the plan in a vfork child of our own (clone3 straight
+ * into its cgroup where it has one, with its limits and sandbox). Returns
+ * 0, or an errno with `*why` saying where it failed. */
+int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
+                    struct bsh__clone_failure *why);
 
 /* util.c: closes `fd` if it is open; returns -1, so that `fd =
  * bsh__close(fd)` leaves no stale number behind. */

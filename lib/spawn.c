@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Starting `bash -c COMMAND` with posix_spawn, which glibc runs as a vfork:
- * no page-table copy, so a parent with a large heap spawns as fast as a
- * small one. Everything that allocates (argv, envp) is done by the caller
- * before; the child only applies the attributes and file actions below.
+ * Starting `bash -c COMMAND` on pipes or a PTY. The child is clone.c's
+ * vfork: no page-table copy, so a parent with a large heap spawns as fast
+ * as a small one. Everything that allocates (argv, envp, the pipes, the
+ * PTY) is done here before; the child only follows the recipe.
  *
  * The recipe, both modes:
- *  - every fd of ours is close-on-exec, and a closefrom(3) file action
- *    drops whatever else the caller leaked, so only 0, 1 and 2 reach bash;
+ *  - every fd of ours is close-on-exec, and the child closes every fd
+ *    above 2 (close_range), so only 0, 1 and 2 reach bash, whatever the
+ *    caller leaked;
  *  - all signal dispositions back to SIG_DFL and an empty signal mask, even
  *    if the caller ignores SIGPIPE or blocks signals;
  *  - a new session (so a new process group, pgid = sid = pid): pipes with
  *    stdin from /dev/null and no controlling terminal at all, so that
  *    nothing in the run can read or stop on the caller's terminal; PTY:
  *    the slave as the controlling terminal, acquired by opening it in the
- *    file actions after setsid;
- *  - the working directory is a chdir file action, so a bad one fails the
+ *    child after setsid;
+ *  - the child changes to the working directory, so a bad one fails the
  *    spawn instead of running somewhere else.
  */
 #define _GNU_SOURCE
@@ -25,11 +26,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -54,42 +53,6 @@ static int set_nonblocking(int fd)
     return fcntl(fd, F_SETFL, O_NONBLOCK);
 }
 
-/* Attributes of both modes: default dispositions, empty mask, and a new
- * session. */
-static int init_attr(posix_spawnattr_t *attr)
-{
-    sigset_t all, none;
-    /* Not sigfillset(): glibc leaves its two internal signals (32, 33) out
-     * of that, and its spawn child then sets them to SIG_IGN, which bash
-     * and everything it runs would inherit. Every bit set asks for
-     * SIG_DFL on all of them; SIGKILL and SIGSTOP are skipped by the
-     * kernel. */
-    memset(&all, 0xff, sizeof(all));
-    sigemptyset(&none);
-    short flags =
-        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID;
-    int rc = posix_spawnattr_init(attr);
-    if (rc == 0)
-        rc = posix_spawnattr_setflags(attr, flags);
-    if (rc == 0)
-        rc = posix_spawnattr_setsigdefault(attr, &all);
-    if (rc == 0)
-        rc = posix_spawnattr_setsigmask(attr, &none);
-    return rc;
-}
-
-/* The file actions after stdio is in place: working directory, then drop
- * every fd above 2. */
-static int add_common_actions(posix_spawn_file_actions_t *fa, const char *cwd)
-{
-    int rc = 0;
-    if (cwd != NULL)
-        rc = posix_spawn_file_actions_addchdir_np(fa, cwd);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_addclosefrom_np(fa, 3);
-    return rc;
-}
-
 /* The kind of error an errno stands for, outside the working directory. */
 static enum bsh_error_kind kind_of(int err, enum bsh_error_kind otherwise)
 {
@@ -105,73 +68,32 @@ static void fail(struct bsh__spawn_error *why, int err,
     bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(err));
 }
 
-static void cwd_failure(struct bsh__spawn_error *why, const char *prefix,
-                        const char *cwd, int err)
+/* A failed spawn in words: the child says whether its chdir failed. */
+static void explain_failure(const struct bsh__clone_failure *f, const char *cwd,
+                            const char *prefix, struct bsh__spawn_error *why)
 {
+    if (!f->in_cwd) {
+        fail(why, f->err, BSH_ERR_SPAWN, prefix);
+        return;
+    }
     why->kind = BSH_ERR_CWD;
     bsh__format(why->text, sizeof(why->text),
                 "%s: cannot use working directory '%s': %s", prefix, cwd,
-                strerror(err));
+                strerror(f->err));
 }
 
-/* posix_spawn reports a failed chdir and a failed exec with the same
- * errno; look at the directory to say which it was. */
-static void explain_failure(int rc, const char *cwd, const char *prefix,
-                            struct bsh__spawn_error *why)
-{
-    struct stat st;
-    if (cwd != NULL && (stat(cwd, &st) < 0 || access(cwd, X_OK) < 0))
-        cwd_failure(why, prefix, cwd, errno);
-    else if (cwd != NULL && !S_ISDIR(st.st_mode))
-        cwd_failure(why, prefix, cwd, ENOTDIR);
-    else
-        fail(why, rc, BSH_ERR_SPAWN, prefix);
-}
-
-static bool needs_clone(const struct bsh__placement *place)
-{
-    return place->cgroup_dir >= 0 || place->cpu_seconds > 0 ||
-           place->fsize_bytes > 0 || place->sandbox != NULL ||
-           place->v1_procs[0] >= 0 || place->v1_procs[1] >= 0;
-}
-
-/* Spawns `bash -c command`; returns posix_spawn's error number or 0. */
+/* Spawns `bash -c command`; returns 0 or an errno, with `*f` saying
+ * where it failed. */
 static int spawn_bash(const struct bsh__child_plan *io, const char *command,
-                      pid_t *pid)
+                      pid_t *pid, struct bsh__clone_failure *f)
 {
     /* "--": a COMMAND that starts with '-' is a command, not an option of
      * bash. */
     char *argv[] = {(char *)"bash", (char *)"-c", (char *)"--", (char *)command,
                     NULL};
-    if (needs_clone(io->place)) {
-        struct bsh__child_plan plan = *io;
-        plan.argv = argv;
-        return bsh__clone_bash(&plan, pid);
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool have_attr = false;
-    int rc = posix_spawn_file_actions_init(&fa);
-    if (rc != 0)
-        return rc;
-    rc = io->in_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, io->in_fd, 0)
-                        : posix_spawn_file_actions_addopen(&fa, 0, io->in_path,
-                                                           io->in_flags, 0);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, io->out_fd, 1);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, io->err_fd, 2);
-    if (rc == 0)
-        rc = add_common_actions(&fa, io->cwd);
-    if (rc == 0)
-        have_attr = (rc = init_attr(&attr)) == 0;
-    if (rc == 0)
-        rc = posix_spawnp(pid, "bash", &fa, &attr, argv,
-                          io->envp != NULL ? io->envp : environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (have_attr)
-        posix_spawnattr_destroy(&attr);
-    return rc;
+    struct bsh__child_plan plan = *io;
+    plan.argv = argv;
+    return bsh__clone_bash(&plan, pid, f);
 }
 
 int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
@@ -189,9 +111,10 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
     struct bsh__child_plan io = {"/dev/null", O_RDONLY, in[0],
                                  out[1],      err[1],   l->cwd,
                                  NULL,        l->envp,  l->place};
-    rc = spawn_bash(&io, l->command, &sp->pid);
+    struct bsh__clone_failure f;
+    rc = spawn_bash(&io, l->command, &sp->pid, &f);
     if (rc != 0) {
-        explain_failure(rc, l->cwd, prefix, why);
+        explain_failure(&f, l->cwd, prefix, why);
         goto cleanup;
     }
     if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0 ||
@@ -256,9 +179,10 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     struct bsh__child_plan io = {slave,  O_RDWR, -1,      0,       0,
                                  l->cwd, NULL,   l->envp, l->place};
     bsh__sandbox_allow_file(l->place->sandbox, slave); /* its terminal */
-    int rc = spawn_bash(&io, l->command, &sp->pid);
+    struct bsh__clone_failure f;
+    int rc = spawn_bash(&io, l->command, &sp->pid, &f);
     if (rc != 0) {
-        explain_failure(rc, l->cwd, "failed to spawn command in pty", why);
+        explain_failure(&f, l->cwd, "failed to spawn command in pty", why);
         master = bsh__close(master);
         typed = bsh__close(typed);
     }

@@ -56,8 +56,8 @@ static inline bool tap_ok(bool cond, const char *file, int line,
         printf("ok %d - %s # SKIP %s\n", tap_run, (what), (reason)); \
     } while (0)
 
-/* valgrind turns glibc's vfork spawn into a fork, so a child-side failure
- * (a bad chdir) can no longer reach posix_spawn's return value. */
+/* valgrind turns the vfork spawn into a fork, so a child-side failure
+ * (a bad chdir) can no longer reach the parent's memory. */
 #define UNDER_VALGRIND (getenv("BSH_UNDER_VALGRIND") != NULL)
 
 #define diag(...)            \
