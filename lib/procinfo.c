@@ -146,14 +146,26 @@ void bsh__leader_remove(int pid)
     pthread_mutex_unlock(&leaders_lock);
 }
 
-/* Whether `pid` leads another run of ours; called with the lock held and
- * the list known to be this process's. */
-static bool other_leader(int pid, int sid)
+/* Walks the sorted leader list alongside an ascending scan of pids: the
+ * next leader at or above each pid is found by stepping, not searched
+ * for, so a scan of a burst of runs costs one step per pid. Used with the
+ * lock held and the list known to be this process's. */
+struct leader_walk {
+    size_t at;
+};
+
+static struct leader_walk leader_walk_from(int pid)
 {
-    if (pid == sid)
-        return false;
-    size_t at = leader_slot(pid);
-    return at < leader_count && leaders[at] == pid;
+    return (struct leader_walk){leader_slot(pid)};
+}
+
+/* Whether `pid` (at or above the last pid asked about) leads another run
+ * of ours than session `sid`. */
+static bool other_leader(struct leader_walk *w, int pid, int sid)
+{
+    while (w->at < leader_count && leaders[w->at] < pid)
+        w->at++;
+    return pid != sid && w->at < leader_count && leaders[w->at] == pid;
 }
 
 /* ---- the members of a session ---------------------------------------------
@@ -170,8 +182,11 @@ static int scan_session(int sid, bool others, int *pids, int max)
             return 0; /* nothing was made after the leader */
         pthread_mutex_lock(&leaders_lock);
         bool listed = leaders_owner == getpid();
-        for (int pid = others ? sid + 1 : sid; pid <= last && n < max; pid++)
-            if (!(listed && other_leader(pid, sid)) && in_session(pid, sid)) {
+        int first = others ? sid + 1 : sid;
+        struct leader_walk walk = leader_walk_from(first);
+        for (int pid = first; pid <= last && n < max; pid++)
+            if (!(listed && other_leader(&walk, pid, sid)) &&
+                in_session(pid, sid)) {
                 if (pids != NULL)
                     pids[n] = pid;
                 n++;
