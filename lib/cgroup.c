@@ -151,6 +151,13 @@ static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
     return bsh__read_file(cg->dir, file, buf, size);
 }
 
+/* `name` in our own cgroup, as a path: runs' cgroups there are made,
+ * opened and removed by path, without opening the parent. */
+static void own_child(char *path, size_t size, const char *name)
+{
+    snprintf(path, size, "%s/%.63s", own_path, name);
+}
+
 /* ---- a pool of empty cgroups ------------------------------------------- */
 
 /* Making and removing a cgroup costs the kernel about 80 us; a run that
@@ -179,11 +186,19 @@ static bool pool_take(struct bsh__cgroup *cg)
     pthread_mutex_unlock(&pool_lock);
     if (got) { /* gone meanwhile (removed by hand)? then make one */
         char path[PATH_MAX + 64];
-        snprintf(path, sizeof(path), "%s/%s", own_path, cg->name);
+        own_child(path, sizeof(path), cg->name);
         cg->dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         got = cg->dir >= 0;
     }
     return got;
+}
+
+static bool pool_has_room(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    bool room = pool_owner != getpid() || pool_count < POOL_MAX;
+    pthread_mutex_unlock(&pool_lock);
+    return room;
 }
 
 static bool pool_give(const struct bsh__cgroup *cg)
@@ -207,7 +222,7 @@ __attribute__((destructor)) static void pool_drain(void)
     pthread_mutex_lock(&pool_lock);
     char path[PATH_MAX + 128];
     for (int i = 0; pool_owner == getpid() && i < pool_count; i++) {
-        snprintf(path, sizeof(path), "%s/%.63s", own_path, pool[i]);
+        own_child(path, sizeof(path), pool[i]);
         rmdir(path);
     }
     pool_count = 0;
@@ -235,17 +250,9 @@ void bsh__cgroup_remove_stale(const char *dir)
     closedir(d);
 }
 
-/* The directory runs' cgroups go in: `parent`, or our own cgroup. */
+/* The directory a caller named for runs' cgroups. */
 static int open_parent(const char *parent, char *why, size_t len)
 {
-    if (parent == NULL) {
-        pthread_once(&own_once, open_own);
-        if (own_error != 0) {
-            bsh__format(why, len, "no cgroup v2 hierarchy is mounted here");
-            return -1;
-        }
-        parent = own_path;
-    }
     int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         bsh__format(why, len, "cannot open cgroup '%s': %s", parent,
@@ -258,25 +265,57 @@ static void release_parent(struct bsh__cgroup *cg)
     cg->parent = bsh__close(cg->parent);
 }
 
+/* Makes the directory `cg->name`: in `cg->parent`, or by path in our own
+ * cgroup. */
+static int make_dir(const struct bsh__cgroup *cg)
+{
+    char path[PATH_MAX + 64];
+    if (cg->parent >= 0)
+        return mkdirat(cg->parent, cg->name, 0755);
+    own_child(path, sizeof(path), cg->name);
+    return mkdir(path, 0755);
+}
+
+static int open_dir(const struct bsh__cgroup *cg)
+{
+    char path[PATH_MAX + 64];
+    if (cg->parent >= 0)
+        return openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    own_child(path, sizeof(path), cg->name);
+    return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* rmdir of the run's cgroup directory: 0, or -1 with errno. */
+static int remove_dir(const struct bsh__cgroup *cg)
+{
+    char path[PATH_MAX + 64];
+    if (cg->parent >= 0)
+        return unlinkat(cg->parent, cg->name, AT_REMOVEDIR);
+    own_child(path, sizeof(path), cg->name);
+    return rmdir(path);
+}
+
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len)
 {
     static atomic_uint serial;
     cg->poolable = parent == NULL;
-    /* A pooled cgroup is opened by its path: its parent's fd is needed
-     * only to remove it. */
-    if (cg->poolable) {
+    cg->pool_checked = false;
+    if (cg->poolable) { /* in our own cgroup: made and opened by path */
         pthread_once(&own_once, open_own);
-        if (own_error == 0 && pool_take(cg))
-            return 0;
-    }
-    cg->parent = open_parent(parent, why, len);
-    if (cg->parent < 0)
+        if (own_error != 0) {
+            bsh__format(why, len, "no cgroup v2 hierarchy is mounted here");
+            return -1;
+        }
+        if (pool_take(cg))
+            return cg->pool_checked = true, 0;
+    } else if ((cg->parent = open_parent(parent, why, len)) < 0) {
         return -1;
+    }
     for (int tries = 0; tries < 4; tries++) {
         bsh__format(cg->name, sizeof(cg->name), "bsh-%d-%u", (int)getpid(),
                     atomic_fetch_add(&serial, 1));
-        if (mkdirat(cg->parent, cg->name, 0755) == 0)
+        if (make_dir(cg) == 0)
             break;
         if (errno != EEXIST) { /* EEXIST: left by an earlier process */
             bsh__format(why, len, "cannot make a cgroup for the run: %s",
@@ -285,19 +324,14 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
             return -1;
         }
     }
-    cg->dir = openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    cg->dir = open_dir(cg);
     if (cg->dir < 0) {
         bsh__format(why, len, "cannot open the run's cgroup: %s",
                     strerror(errno));
-        unlinkat(cg->parent, cg->name, AT_REMOVEDIR);
+        remove_dir(cg);
         release_parent(cg);
         return -1;
     }
-    char controllers[256];
-    cg->poolable = cg->poolable &&
-                   read_file(cg, "cgroup.controllers", controllers,
-                             sizeof(controllers)) >= 0 &&
-                   controllers[0] == '\0';
     return 0;
 }
 
@@ -499,20 +533,39 @@ static int end_left(void *ctx)
     return left;
 }
 
+/* A run's cgroup may serve the next run when it was made in our own
+ * cgroup, was not killed, is empty, and has no controllers (whose state
+ * and limits would carry over). The last is read only for a cgroup that
+ * is about to go in, not for every cgroup a burst of runs makes. */
+static bool fit_for_pool(struct bsh__cgroup *cg)
+{
+    char controllers[256];
+    return cg->poolable && !cg->killed &&
+           (cg->emptied ||
+            bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) &&
+           pool_has_room() &&
+           (cg->pool_checked ||
+            (read_file(cg, "cgroup.controllers", controllers,
+                       sizeof(controllers)) >= 0 &&
+             controllers[0] == '\0'));
+}
+
 int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
 {
     if (cg->dir < 0)
         return 0;
-    if (cg->poolable && !cg->killed &&
-        (cg->emptied ||
-         bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) &&
-        pool_give(cg)) {
+    if (fit_for_pool(cg) && pool_give(cg)) {
         cg->dir = bsh__close(cg->dir);
         release_parent(cg);
         return 0;
     }
-    if (cg->parent < 0) /* a pooled cgroup: its parent is ours */
+    if (cg->parent < 0) { /* in our own cgroup: by path, if it is empty */
+        if (remove_dir(cg) == 0 || errno != EBUSY) {
+            cg->dir = bsh__close(cg->dir);
+            return 0;
+        }
         cg->parent = open(own_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
     int left = bsh__cgroup_rmdir(&cg->parent, cg->name, wait_ms, end_left, cg);
     cg->dir = bsh__close(cg->dir);
     release_parent(cg);

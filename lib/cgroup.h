@@ -17,6 +17,7 @@ struct bsh__cgroup {
     int dir;             /* the run's cgroup directory; -1: none */
     int parent;          /* the directory it was made in; -1 until needed */
     bool poolable;       /* may serve another run once empty */
+    bool pool_checked;   /* came from the pool: known to have no controllers */
     bool killed;         /* cgroup.kill was written: never pooled */
     bool emptied;        /* seen empty once: nothing can enter it again */
     int64_t base_cpu[2]; /* cpu.stat user, system (us) when the run began */
