@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -186,6 +187,55 @@ CHILD_CODE static bool join_v1(const struct bsh__placement *place, int *err)
     return true;
 }
 
+/* The decimal number a /proc/self/fd entry names; -1 for "." and "..". */
+CHILD_CODE static long fd_number(const char *name)
+{
+    long fd = 0;
+    if (*name == '\0')
+        return -1;
+    for (; *name != '\0'; name++) {
+        if (*name < '0' || *name > '9')
+            return -1;
+        fd = fd * 10 + (*name - '0');
+    }
+    return fd;
+}
+
+/* Closes every fd above 2: one close_range, or, on kernels before 5.9,
+ * each fd that /proc/self/fd lists (as glibc's closefrom does there). Our
+ * fds are close-on-exec anyway; this drops the ones the caller leaked. */
+CHILD_CODE static long close_above_stdio(int *err)
+{
+    long rc = syscall(SYS_close_range, 3L, ~0UL, 0L);
+    if (rc == 0 || errno != ENOSYS) {
+        if (rc < 0)
+            *err = errno;
+        return rc;
+    }
+    long dir = sys(err, SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+                   O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (dir < 0)
+        return dir;
+    union {
+        struct dirent64 entry;
+        char bytes[1024];
+    } buf;
+    long n;
+    /* The listing goes by fd number, so closing what it has shown does
+     * not move what it has yet to show. */
+    while ((n = sys(err, SYS_getdents64, dir, (long)buf.bytes,
+                    sizeof(buf.bytes), 0)) > 0)
+        for (long at = 0; at < n;) {
+            const struct dirent64 *e = (const void *)(buf.bytes + at);
+            long fd = fd_number(e->d_name);
+            if (fd > 2 && fd != dir)
+                syscall(SYS_close, fd);
+            at += e->d_reclen;
+        }
+    syscall(SYS_close, dir);
+    return n;
+}
+
 /* What the child needs, and where it reports a failure. */
 struct child_job {
     const struct bsh__child_plan *plan;
@@ -225,7 +275,7 @@ CHILD_CODE static int run_child(void *arg)
         goto fail;
     if (set_limit(&err, RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
         set_limit(&err, RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0 ||
-        sys(&err, SYS_close_range, 3, ~0U, 0, 0) < 0)
+        close_above_stdio(&err) < 0)
         goto fail;
 
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));

@@ -11,11 +11,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_basic_stream(void)
@@ -283,6 +285,43 @@ static void test_clean_child(void)
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     close(leak);
     close(leak_high);
+}
+
+/* In a forked process whose kernel answers close_range with ENOSYS (as
+ * before Linux 5.9): exit 0 when bash still sees only fds 0, 1 and 2. */
+static int only_stdio_without_close_range(void)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (ctx == NULL ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(close_range),
+                         0) < 0 ||
+        seccomp_load(ctx) < 0)
+        return 2;
+    seccomp_release(ctx);
+    int leak = fcntl(1, F_DUPFD, 3), leak_high = fcntl(1, F_DUPFD, 100);
+    struct result r;
+    run_simple("ls /proc/$$/fd; true", BSH_NO_TIMEOUT, &r);
+    bool only_stdio = r.out_len == 6 && memcmp(r.out, "0\n1\n2\n", 6) == 0;
+    result_free(&r);
+    close(leak);
+    close(leak_high);
+    return only_stdio ? 0 : 1;
+}
+
+static void test_no_close_range(void)
+{
+    if (UNDER_VALGRIND) {
+        skip("fds closed without close_range", "seccomp under valgrind");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(only_stdio_without_close_range());
+    int status = -1;
+    waitpid(pid, &status, 0);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "without close_range (kernels before 5.9), the child closes what "
+       "/proc/self/fd lists: only fds 0, 1 and 2 reach bash");
 }
 
 static void test_environment(void)
@@ -669,6 +708,7 @@ int main(void)
     test_group_kill();
     test_cancel_contexts();
     test_clean_child();
+    test_no_close_range();
     test_environment();
     test_cwd_and_spawn_errors();
     test_guards_and_wrapper();
