@@ -362,16 +362,15 @@ static pid_t start_child(struct child_job *job, int cgroup, char *stack)
 }
 
 int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
-                    struct bsh__clone_failure *why)
+                    bool *in_cwd)
 {
     const char *path = getenv("PATH");
     struct child_job job = {
         plan, path != NULL && *path ? path : "/bin:/usr/bin", -1, 0, false};
-    why->err = 0;
-    why->in_cwd = false;
+    *in_cwd = false;
     char *stack = malloc(CHILD_STACK_SIZE);
     if (stack == NULL)
-        return why->err = ENOMEM;
+        return ENOMEM;
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of ours may run in the child before its reset. */
@@ -386,7 +385,6 @@ int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
             ;
     if (err == 0)
         *pid = r;
-    why->err = err;
-    why->in_cwd = r > 0 && job.in_cwd;
+    *in_cwd = r > 0 && job.in_cwd;
     return err;
 }

@@ -80,18 +80,12 @@ struct bsh__child_plan {
     const struct bsh__placement *place;
 };
 
-/* How a spawn failed: the errno, and whether it was the working
- * directory (the child's chdir) rather than the exec or the clone. */
-struct bsh__clone_failure {
-    int err;
-    bool in_cwd;
-};
-
 /* clone.c: starts the plan in a vfork child of our own (clone3 straight
  * into its cgroup where it has one, with its limits and sandbox). Returns
- * 0, or an errno with `*why` saying where it failed. */
+ * 0, or an errno with `*in_cwd` saying whether it was the child's chdir
+ * that failed (rather than the clone or the exec). */
 int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
-                    struct bsh__clone_failure *why);
+                    bool *in_cwd);
 
 /* util.c: closes `fd` if it is open; returns -1, so that `fd =
  * bsh__close(fd)` leaves no stale number behind. */

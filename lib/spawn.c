@@ -69,23 +69,23 @@ static void fail(struct bsh__spawn_error *why, int err,
 }
 
 /* A failed spawn in words: the child says whether its chdir failed. */
-static void explain_failure(const struct bsh__clone_failure *f, const char *cwd,
+static void explain_failure(int err, bool in_cwd, const char *cwd,
                             const char *prefix, struct bsh__spawn_error *why)
 {
-    if (!f->in_cwd) {
-        fail(why, f->err, BSH_ERR_SPAWN, prefix);
+    if (!in_cwd) {
+        fail(why, err, BSH_ERR_SPAWN, prefix);
         return;
     }
     why->kind = BSH_ERR_CWD;
     bsh__format(why->text, sizeof(why->text),
                 "%s: cannot use working directory '%s': %s", prefix, cwd,
-                strerror(f->err));
+                strerror(err));
 }
 
-/* Spawns `bash -c command`; returns 0 or an errno, with `*f` saying
- * where it failed. */
+/* Spawns `bash -c command`; returns 0 or an errno, with `*in_cwd` saying
+ * whether the child's chdir failed. */
 static int spawn_bash(const struct bsh__child_plan *io, const char *command,
-                      pid_t *pid, struct bsh__clone_failure *f)
+                      pid_t *pid, bool *in_cwd)
 {
     /* "--": a COMMAND that starts with '-' is a command, not an option of
      * bash. */
@@ -93,7 +93,7 @@ static int spawn_bash(const struct bsh__child_plan *io, const char *command,
                     NULL};
     struct bsh__child_plan plan = *io;
     plan.argv = argv;
-    return bsh__clone_bash(&plan, pid, f);
+    return bsh__clone_bash(&plan, pid, in_cwd);
 }
 
 int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
@@ -111,10 +111,10 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
     struct bsh__child_plan io = {"/dev/null", O_RDONLY, in[0],
                                  out[1],      err[1],   l->cwd,
                                  NULL,        l->envp,  l->place};
-    struct bsh__clone_failure f;
-    rc = spawn_bash(&io, l->command, &sp->pid, &f);
+    bool in_cwd;
+    rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);
     if (rc != 0) {
-        explain_failure(&f, l->cwd, prefix, why);
+        explain_failure(rc, in_cwd, l->cwd, prefix, why);
         goto cleanup;
     }
     if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0 ||
@@ -179,10 +179,11 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     struct bsh__child_plan io = {slave,  O_RDWR, -1,      0,       0,
                                  l->cwd, NULL,   l->envp, l->place};
     bsh__sandbox_allow_file(l->place->sandbox, slave); /* its terminal */
-    struct bsh__clone_failure f;
-    int rc = spawn_bash(&io, l->command, &sp->pid, &f);
+    bool in_cwd;
+    int rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);
     if (rc != 0) {
-        explain_failure(&f, l->cwd, "failed to spawn command in pty", why);
+        explain_failure(rc, in_cwd, l->cwd, "failed to spawn command in pty",
+                        why);
         master = bsh__close(master);
         typed = bsh__close(typed);
     }
