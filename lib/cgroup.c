@@ -265,34 +265,43 @@ static void release_parent(struct bsh__cgroup *cg)
     cg->parent = bsh__close(cg->parent);
 }
 
-/* Makes the directory `cg->name`: in `cg->parent`, or by path in our own
- * cgroup. */
+/* Where the run's cgroup directory is named from: `*at` and the returned
+ * name, for the *at() calls. Its parent's fd and its name, or, for one in
+ * our own cgroup (whose parent is not opened), AT_FDCWD and its path,
+ * written into `path`. */
+static const char *locate(const struct bsh__cgroup *cg, int *at, char *path,
+                          size_t size)
+{
+    *at = cg->parent >= 0 ? cg->parent : AT_FDCWD;
+    if (cg->parent >= 0)
+        return cg->name;
+    own_child(path, size, cg->name);
+    return path;
+}
+
 static int make_dir(const struct bsh__cgroup *cg)
 {
     char path[PATH_MAX + 64];
-    if (cg->parent >= 0)
-        return mkdirat(cg->parent, cg->name, 0755);
-    own_child(path, sizeof(path), cg->name);
-    return mkdir(path, 0755);
+    int at;
+    const char *name = locate(cg, &at, path, sizeof(path));
+    return mkdirat(at, name, 0755);
 }
 
 static int open_dir(const struct bsh__cgroup *cg)
 {
     char path[PATH_MAX + 64];
-    if (cg->parent >= 0)
-        return openat(cg->parent, cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    own_child(path, sizeof(path), cg->name);
-    return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int at;
+    const char *name = locate(cg, &at, path, sizeof(path));
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* rmdir of the run's cgroup directory: 0, or -1 with errno. */
 static int remove_dir(const struct bsh__cgroup *cg)
 {
     char path[PATH_MAX + 64];
-    if (cg->parent >= 0)
-        return unlinkat(cg->parent, cg->name, AT_REMOVEDIR);
-    own_child(path, sizeof(path), cg->name);
-    return rmdir(path);
+    int at;
+    const char *name = locate(cg, &at, path, sizeof(path));
+    return unlinkat(at, name, AT_REMOVEDIR);
 }
 
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
