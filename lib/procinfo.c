@@ -146,26 +146,16 @@ void bsh__leader_remove(int pid)
     pthread_mutex_unlock(&leaders_lock);
 }
 
-/* Walks the sorted leader list alongside an ascending scan of pids: the
- * next leader at or above each pid is found by stepping, not searched
- * for, so a scan of a burst of runs costs one step per pid. Used with the
+/* Whether `pid` leads another run of ours than session `sid`. `*at` is a
+ * place in the sorted leader list at or below `pid` (start it at
+ * leader_slot() of the first pid): a scan of ascending pids steps through
+ * the list beside them instead of searching it per pid. Called with the
  * lock held and the list known to be this process's. */
-struct leader_walk {
-    size_t at;
-};
-
-static struct leader_walk leader_walk_from(int pid)
+static bool other_leader(size_t *at, int pid, int sid)
 {
-    return (struct leader_walk){leader_slot(pid)};
-}
-
-/* Whether `pid` (at or above the last pid asked about) leads another run
- * of ours than session `sid`. */
-static bool other_leader(struct leader_walk *w, int pid, int sid)
-{
-    while (w->at < leader_count && leaders[w->at] < pid)
-        w->at++;
-    return pid != sid && w->at < leader_count && leaders[w->at] == pid;
+    while (*at < leader_count && leaders[*at] < pid)
+        (*at)++;
+    return pid != sid && *at < leader_count && leaders[*at] == pid;
 }
 
 /* ---- the members of a session ---------------------------------------------
@@ -183,9 +173,9 @@ static int scan_session(int sid, bool others, int *pids, int max)
         pthread_mutex_lock(&leaders_lock);
         bool listed = leaders_owner == getpid();
         int first = others ? sid + 1 : sid;
-        struct leader_walk walk = leader_walk_from(first);
+        size_t at = leader_slot(first);
         for (int pid = first; pid <= last && n < max; pid++)
-            if (!(listed && other_leader(&walk, pid, sid)) &&
+            if (!(listed && other_leader(&at, pid, sid)) &&
                 in_session(pid, sid)) {
                 if (pids != NULL)
                     pids[n] = pid;
