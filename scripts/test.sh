@@ -55,12 +55,17 @@ static_analysis() { # cppcheck over the sources; any finding fails
         -I include -I lib -I mcp -I cli -I common -I linre lib cli mcp common linre
 }
 
+ablation_applies() { # bench/README's ablation builds stay reproducible
+    git apply --check bench/ablation.patch
+}
+
 clang_tidy() { # .clang-tidy's checks over the sources, on the dev build's commands
     clang-tidy -p build/dev --quiet lib/*.c cli/*.c mcp/*.c common/*.c linre/*.c
 }
 
 step "format" format_check
 step "cppcheck" static_analysis
+step "bench/ablation.patch applies" ablation_applies
 step "npm ci (MCP SDK client)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
 step "clang-tidy" clang_tidy
