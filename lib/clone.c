@@ -206,12 +206,10 @@ CHILD_CODE static long fd_number(const char *name)
  * fds are close-on-exec anyway; this drops the ones the caller leaked. */
 CHILD_CODE static long close_above_stdio(int *err)
 {
-    long rc = syscall(SYS_close_range, 3L, ~0UL, 0L);
-    if (rc == 0 || errno != ENOSYS) {
-        if (rc < 0)
-            *err = errno;
+    long rc = sys(err, SYS_close_range, 3, ~0U, 0, 0);
+    if (rc == 0 || *err != ENOSYS)
         return rc;
-    }
+    *err = 0;
     long dir = sys(err, SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
                    O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (dir < 0)
