@@ -49,6 +49,7 @@ int cmd_mcp(const struct cli_args *a)
         .yield_ms = a->yield_given ? a->yield_ms : MCP_DEFAULT_YIELD_MS,
         .agent_env = a->agent_env,
         .stop_fd = -1,
+        .child_fd = -1,
         .keep_logs = a->keep_logs,
         .idle_timeout_ms = a->idle_timeout_ms,
         .grace_ms = a->grace_ms,
@@ -95,7 +96,11 @@ int cmd_mcp(const struct cli_args *a)
     /* Without a cgroup per call, orphans come to us, to be ended. */
     cfg.subreaper =
         a->containment != CLI_CONTAIN_CGROUP && orphans_become_subreaper() == 0;
+    if (cfg.subreaper)
+        cfg.child_fd = orphans_signal_fd();
     int status = mcp_serve(&cfg);
     close(cfg.stop_fd);
+    if (cfg.child_fd >= 0)
+        close(cfg.child_fd);
     return status;
 }

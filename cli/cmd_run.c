@@ -60,6 +60,8 @@ struct run_state {
     bool forwarding;          /* -i: bsh's stdin goes to the command */
     struct forward in;
     struct terminal term; /* -p -i on a terminal */
+    int child_fd;         /* SIGCHLD's signalfd: orphans are reaped as they
+                             exit, or -1 */
 };
 
 static int status_exit(const struct bsh_item *item)
@@ -212,25 +214,36 @@ static void take_input(struct run_state *st, struct bsh_stream *s,
         forward_push(&st->in, s);
 }
 
-/* Waits for the stream, a signal, a writable output or input. */
+/* The run's own bash, which the engine reaps with its status. */
+static bool is_leader(pid_t pid, void *ctx)
+{
+    return pid == bsh_stream_pid(ctx);
+}
+
+/* Waits for the stream, a signal, a writable output or input. The stream
+ * is watched whenever items may be taken: also once the run must stop,
+ * when the outputs may be full for good (a reader that never reads). */
 static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
 {
-    bool watch_stream = !st->ended && !sinks_full(st);
+    bool watch_stream = may_pull(st);
     bool input = st->forwarding && !st->ended;
-    struct pollfd pfd[6] = {
+    struct pollfd pfd[7] = {
         {watch_stream ? bsh_stream_fd(s) : -1, POLLIN, 0},
         {sfd, POLLIN, 0},
         {sink_pending(&st->out) ? st->out.fd : -1, POLLOUT, 0},
         {sink_pending(&st->err) ? st->err.fd : -1, POLLOUT, 0},
         {input ? forward_poll_fd(&st->in) : -1, POLLIN, 0},
         {input ? st->term.winch_fd : -1, POLLIN, 0},
+        {st->child_fd, POLLIN, 0},
     };
-    int timeout = ms_to_deadline(st);
+    /* Once past the deadline the engine bounds what is left (the grace,
+     * the kill): wait for the stream, not for a clock that has run out. */
+    int timeout = deadline_passed(st) && watch_stream ? -1 : ms_to_deadline(st);
     /* Without a pollable fd (none could be made: out of fds), look again
      * every 10 ms rather than wait for a signal. */
     if (watch_stream && pfd[0].fd < 0 && (timeout < 0 || timeout > 10))
         timeout = 10;
-    if (poll(pfd, 6, timeout) < 0 && errno != EINTR)
+    if (poll(pfd, 7, timeout) < 0 && errno != EINTR)
         bsh_stream_cancel(s);
     int sig = (pfd[1].revents & POLLIN) ? signal_read(sfd) : 0;
     if (sig != 0) {
@@ -244,6 +257,8 @@ static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
         sink_flush(&st->err);
     if (input)
         take_input(st, s, &pfd[4], &pfd[5]);
+    if (pfd[6].revents != 0)
+        orphans_reap(st->child_fd, is_leader, s);
 }
 
 /* Drives the stream to its end and delivers its output. */
@@ -333,7 +348,8 @@ int cmd_run(const struct cli_args *a)
 {
     struct run_state st = {.args = a,
                            .exit_status = EXIT_BSH_FAILED,
-                           .term = {.fd = -1, .winch_fd = -1}};
+                           .term = {.fd = -1, .winch_fd = -1},
+                           .child_fd = -1};
     int sfd = process_stop_signals();
     if (sfd < 0) {
         cli_error(strerror(errno));
@@ -341,8 +357,13 @@ int cmd_run(const struct cli_args *a)
     }
     sink_open(&st.out, 1, SINK_LIMIT);
     sink_open(&st.err, 2, SINK_LIMIT);
-    /* Orphans of the run come to us, to be ended with it. */
+    if (st.out.blocking || st.err.blocking)
+        cli_error("warning: the output cannot be written without blocking: "
+                  "a reader that stops reading will hold the run up");
+    /* Orphans of the run come to us, to be ended with it, and are reaped
+     * as they exit. */
     orphans_become_subreaper();
+    st.child_fd = orphans_signal_fd();
     if (a->stdin_given) {
         st.forwarding = true;
         forward_init(&st.in, 0);
@@ -350,6 +371,7 @@ int cmd_run(const struct cli_args *a)
             terminal_take(&st.term, 0);
     }
     struct bsh_stream *s = NULL;
+    orphans_run_starts();
     int rc = start_run(&st, &s);
     st.stream = s;
     st.group = bsh_stream_pid(s);
@@ -364,6 +386,8 @@ int cmd_run(const struct cli_args *a)
     terminal_restore(&st.term);
     orphans_end(st.group, ORPHANS_MAX_MS, NULL);
     close(sfd);
+    if (st.child_fd >= 0)
+        close(st.child_fd);
     int status = final_status(&st);
     sink_close(&st.out);
     sink_close(&st.err);

@@ -8,19 +8,48 @@
 #include "orphans.h"
 #include "mono.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#define CHILDREN_MAX 1024
+
+/* What is never a run's: the children this process had before it became
+ * the subreaper (a process keeps the children of its earlier image across
+ * execve: `tail -f log & exec bsh mcp`), and whatever was started before
+ * the first run. Process-wide, as the subreaper itself is. */
+static struct {
+    pid_t pids[CHILDREN_MAX];
+    int count;
+    pid_t session;       /* ours: a run's processes are never in it */
+    double first_run_ms; /* CLOCK_BOOTTIME of the first run; -1: none */
+} before = {.first_run_ms = -1};
+
+static int list_children(pid_t *pids, int max);
+
 int orphans_become_subreaper(void)
 {
+    before.count = list_children(before.pids, CHILDREN_MAX);
+    before.session = getsid(0);
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+void orphans_run_starts(void)
+{
+    if (before.first_run_ms >= 0)
+        return;
+    struct timespec boot;
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    before.first_run_ms =
+        (double)boot.tv_sec * 1e3 + (double)boot.tv_nsec / 1e6;
 }
 
 /* The pids of our children, from /proc (up to `max`); how many. */
@@ -82,6 +111,22 @@ double orphans_born_ms(pid_t pid)
     return (double)strtoull(p + 1, NULL, 10) * orphans_tick_ms();
 }
 
+/* Whether child `pid` cannot be a run's: it was ours before, it is in
+ * our own session (each run starts a session of its own, and no process
+ * can join another session), or it was born before the first run. */
+static bool foreign(pid_t pid)
+{
+    for (int i = 0; i < before.count; i++)
+        if (before.pids[i] == pid)
+            return true;
+    if (before.session > 0 && getsid(pid) == before.session)
+        return true;
+    if (before.first_run_ms < 0)
+        return true;
+    double born = orphans_born_ms(pid);
+    return born >= 0 && born + orphans_tick_ms() < before.first_run_ms;
+}
+
 int orphans_end(pid_t pgid, int max_ms, int *left)
 {
     return orphans_end_but(pgid, max_ms, left, NULL, NULL);
@@ -91,23 +136,25 @@ int orphans_end_but(pid_t pgid, int max_ms, int *left,
                     bool (*keep)(pid_t pid, void *ctx), void *ctx)
 {
     struct timespec end = mono_add_ms(mono_now(), max_ms);
-    pid_t killed[1024];
+    pid_t killed[CHILDREN_MAX];
     int nkilled = 0, stuck = 0;
     for (;;) {
-        pid_t pids[1024];
-        int n = list_children(pids, 1024), live = 0;
+        pid_t pids[CHILDREN_MAX];
+        int n = list_children(pids, CHILDREN_MAX), live = 0;
         stuck = 0;
         for (int i = 0; i < n; i++) {
             if (keep != NULL && keep(pids[i], ctx))
                 continue;
             if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
                 continue; /* had exited: reaped */
+            if (foreign(pids[i]))
+                continue; /* never signalled */
             live++;
             if (kill(pids[i], SIGKILL) < 0) {
                 stuck++; /* it turned into another user */
                 continue;
             }
-            seen_before(killed, &nkilled, 1024, pids[i]);
+            seen_before(killed, &nkilled, CHILDREN_MAX, pids[i]);
             if (getpgid(pids[i]) == pids[i])
                 kill(-pids[i], SIGKILL); /* its own group too */
         }
@@ -122,4 +169,54 @@ int orphans_end_but(pid_t pgid, int max_ms, int *left,
     if (left != NULL)
         *left = stuck;
     return nkilled;
+}
+
+int orphans_signal_fd(void)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0)
+        return -1;
+    return signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Reaps child `pid` if it has exited; whether it did. */
+static bool reap(pid_t pid)
+{
+    siginfo_t info = {0};
+    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG) == 0 &&
+           info.si_pid != 0;
+}
+
+/* The slow look: every child but the kept, one by one. */
+static int reap_each(bool (*keep)(pid_t pid, void *ctx), void *ctx)
+{
+    pid_t pids[CHILDREN_MAX];
+    int n = list_children(pids, CHILDREN_MAX), reaped = 0;
+    for (int i = 0; i < n; i++)
+        if (!(keep != NULL && keep(pids[i], ctx)) && reap(pids[i]))
+            reaped++;
+    return reaped;
+}
+
+int orphans_reap(int signal_fd, bool (*keep)(pid_t pid, void *ctx), void *ctx)
+{
+    struct signalfd_siginfo si;
+    while (signal_fd >= 0 && read(signal_fd, &si, sizeof(si)) > 0)
+        ; /* one wake-up may stand for many exits: look at them all */
+    int reaped = 0;
+    for (;;) {
+        siginfo_t info = {0};
+        /* A look that leaves the child a zombie: a run's own process is
+         * the library's to reap, with its status. */
+        if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+            info.si_pid == 0)
+            return reaped;
+        if (keep != NULL && keep(info.si_pid, ctx))
+            return reaped + reap_each(keep, ctx); /* others may hide behind */
+        if (!reap(info.si_pid))
+            return reaped;
+        reaped++;
+    }
 }

@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .yield_ms = 30000,
         .dry_run = true,
         .stop_fd = -1,
+        .child_fd = -1,
     };
     mcp_feed(&cfg, (const char *)data, size);
     return 0;

@@ -22,6 +22,7 @@ struct mcp_config {
     bool agent_env;   /* add the non-interactive profile to every run */
     bool dry_run;     /* validate tools/call but spawn nothing (fuzzing) */
     int stop_fd;      /* a signalfd of the signals that end the server, -1 */
+    int child_fd;     /* a signalfd of SIGCHLD (subreaper only), or -1 */
     bool keep_logs;   /* leave the spill directory at exit */
     int64_t idle_timeout_ms;          /* default per call; 0: none */
     int64_t grace_ms;                 /* SIGTERM first, SIGKILL after this; 0 */

@@ -260,6 +260,16 @@ static bool keep_child(pid_t pid, void *ctx)
     return false;
 }
 
+/* The runs' own bash, which the library reaps with its status. */
+static bool run_leader(pid_t pid, void *ctx)
+{
+    const struct registry *g = ctx;
+    for (const struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        if (!r->ended && bsh_stream_pid(r->stream) == (int)pid)
+            return true;
+    return false;
+}
+
 static void advance_runs(struct server *sv)
 {
     int going = runs_going(&sv->runs);
@@ -273,7 +283,7 @@ static void advance_runs(struct server *sv)
  * up unread. */
 static void wait_for_work(struct server *sv)
 {
-    size_t need = (size_t)sv->runs.nruns * BSH_POLLFDS_MAX + 3;
+    size_t need = (size_t)sv->runs.nruns * BSH_POLLFDS_MAX + 4;
     if (need > sv->pfds_cap) {
         struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
         if (grown == NULL)
@@ -287,7 +297,8 @@ static void wait_for_work(struct server *sv)
     p[0] = (struct pollfd){sv->eof || sink_full(out) ? -1 : 0, POLLIN, 0};
     p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
     p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
-    nfds_t n = 3;
+    p[3] = (struct pollfd){sv->cfg->child_fd, POLLIN, 0};
+    nfds_t n = 4;
     /* Each run's own fds, in this one array: no epoll set, timer or
      * eventfd per run, and the runs read only what this poll found. */
     for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next) {
@@ -313,6 +324,10 @@ static void wait_for_work(struct server *sv)
         sink_flush(out);
     if (p[2].revents != 0)
         sv->stop_signal = signal_read(sv->cfg->stop_fd);
+    /* Orphans are reaped as they exit, as init would: a held run's
+     * short-lived helpers must not pile up as zombies. */
+    if (p[3].revents != 0)
+        orphans_reap(sv->cfg->child_fd, run_leader, &sv->runs);
     if (p[0].revents != 0)
         read_input(sv);
 }
