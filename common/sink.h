@@ -15,23 +15,37 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How a write is kept from blocking. */
+enum sink_mode {
+    SINK_AS_IS,       /* O_NONBLOCK already, a file, or our own reopened fd */
+    SINK_SOCKET,      /* send(MSG_DONTWAIT) */
+    SINK_PIPE_CHUNKS, /* a pipe we may not reopen: poll, then <= PIPE_BUF */
+    SINK_TOGGLE,      /* a terminal or device we may not reopen: O_NONBLOCK
+                         set around each write and cleared after */
+};
+
 struct sink {
-    int fd;        /* what is written to: `fd` itself or a reopened copy */
-    bool owned;    /* `fd` was opened here (and is closed by sink_close) */
-    bool socket;   /* written with send(MSG_DONTWAIT) */
-    bool blocking; /* no non-blocking way found: writes may block */
+    int fd;     /* what is written to: `fd` itself or a reopened copy */
+    bool owned; /* `fd` was opened here (and is closed by sink_close) */
+    enum sink_mode mode;
+    bool blocking; /* no non-blocking way found: writes may block (the
+                      owner says so at start) */
     char *buf;     /* the queue: bytes [off, len) wait to go out */
     size_t off, len, cap;
     size_t limit; /* sink_full() once this much waits */
     int error;    /* errno of the first failed write, or 0 */
 };
 
-/* Prepares writing to `fd` (not taken over). Pipes, FIFOs and terminals
- * are reopened through /proc/self/fd with O_NONBLOCK, which gives a file
- * description of our own, so the flags of one that others share (the
- * caller's terminal) stay as they were; sockets are written with
- * MSG_DONTWAIT; regular files, whose writes do not wait on a reader, are
- * written as they are. */
+/* Prepares writing to `fd` (not taken over). Pipes, FIFOs and terminal
+ * slaves are reopened through /proc/self/fd with O_NONBLOCK, which gives
+ * a file description of our own, so the flags of one that others share
+ * (the caller's terminal) stay as they were. Where that is refused (the
+ * pipe or terminal is another user's: sudo -u, runuser, su) or unsafe (a
+ * pty master would reopen as a new terminal; other devices), a pipe gets
+ * at most PIPE_BUF bytes a write once it polls writable, and a terminal
+ * or device O_NONBLOCK around each write. Sockets are written with
+ * MSG_DONTWAIT; regular files, whose writes do not wait on a reader, as
+ * they are. */
 void sink_open(struct sink *k, int fd, size_t limit);
 
 /* Queues `n` bytes and writes what the fd takes now. 0, or -1 once a

@@ -22,6 +22,9 @@ static struct sink out = {.fd = -1};
 void rpc_open(int fd)
 {
     sink_open(&out, fd, RPC_QUEUE_LIMIT);
+    if (out.blocking)
+        mcp_log("stdout cannot be written without blocking: a client that "
+                "stops reading will hold the server up");
 }
 
 void rpc_close(void)
