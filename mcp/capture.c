@@ -93,10 +93,19 @@ static void write_spill(struct capture *c, const unsigned char *d, size_t n)
     c->spill_cut |= take < n;
     if (take == 0 || c->spill_failed)
         return;
-    if (write_all(c->spill_fd, d, take) < 0)
-        c->spill_failed = true;
-    else
-        c->spilled += take;
+    size_t done = 0;
+    while (done < take) {
+        ssize_t w = write(c->spill_fd, d + done, take - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) { /* a full disk, a quota, a file size limit */
+            c->spill_failed = true;
+            c->spill_errno = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    c->spilled += done;
 }
 
 /* Opens the log and writes what came so far, in arrival order. */
@@ -241,7 +250,13 @@ static int make_marker(const struct capture *c, uint64_t omitted,
                  "\n[... %llu bytes omitted; no log file could be written "
                  "...]\n",
                  (unsigned long long)omitted);
-    else if (c->spill_cut || c->spill_failed)
+    else if (c->spill_failed)
+        snprintf(text, sizeof(text),
+                 "\n[... %llu bytes omitted; the first %llu bytes of the "
+                 "output are in %s (writing the log failed: %s) ...]\n",
+                 (unsigned long long)omitted, (unsigned long long)c->spilled,
+                 c->spill_path, strerror(c->spill_errno));
+    else if (c->spill_cut)
         snprintf(text, sizeof(text),
                  "\n[... %llu bytes omitted; the first %llu bytes of the "
                  "output are in %s (the log was cut at its size limit) ...]\n",

@@ -35,7 +35,8 @@ struct capture {
     size_t pending_len;
     int spill_fd;
     char spill_path[PATH_MAX];
-    bool spill_failed;
+    bool spill_failed; /* a write to the log failed (spill_errno says why) */
+    int spill_errno;
     uint64_t spilled; /* bytes in the log */
     bool spill_cut;   /* the log reached its size limit */
 };

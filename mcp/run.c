@@ -2,6 +2,7 @@
 #include "run.h"
 #include "agent_env.h"
 #include "mono.h"
+#include "orphans.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
         run_free(r);
         return NULL;
     }
+    orphans_run_starts();
     struct timespec boot;
     clock_gettime(CLOCK_BOOTTIME, &boot);
     r->boot_started_ms = (double)boot.tv_sec * 1e3 + (double)boot.tv_nsec / 1e6;
@@ -155,6 +157,14 @@ int run_write(struct mcp_run *r, const char *data, size_t len, bool close,
                           : "run %s has no stdin: in pipe mode, start it "
                             "with \"stdin\": true (or \"input\")",
                  r->id);
+        return -1;
+    }
+    if (r->unsent_len > 0 && r->unsent_len + len > RUN_UNSENT_MAX) {
+        snprintf(why, why_size,
+                 "run %s does not read its stdin: %zu bytes of earlier input "
+                 "still wait (at most %u may); this input (%zu bytes) was "
+                 "not written",
+                 r->id, r->unsent_len, RUN_UNSENT_MAX, len);
         return -1;
     }
     r->last_write_ms = mono_ms();

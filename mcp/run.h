@@ -17,6 +17,11 @@
 /* How long an ended run whose end nobody read is kept. */
 #define RUN_KEEP_ENDED_MS (10.0 * 60 * 1000)
 
+/* Input that a run does not read waits in the server up to this much; a
+ * write that would add to it past this is refused whole. One write alone
+ * (at most a message long) is always taken. */
+#define RUN_UNSENT_MAX (4u << 20)
+
 enum run_phase {
     RUN_RUNNING,
     RUN_AWAITING_INPUT, /* PTY: the terminal's reader is blocked on it */
@@ -52,7 +57,8 @@ struct mcp_run {
     bool ended;
     struct bsh_item status; /* once ended without an error */
     char *error;            /* once ended with one */
-    unsigned char *unsent;  /* input the stream had no room for yet */
+    unsigned char *unsent;  /* input the stream had no room for yet: at
+                               most RUN_UNSENT_MAX, or one whole write */
     size_t unsent_off, unsent_len;
     bool close_after_unsent;
     int poll_first, poll_count; /* its fds in the server's poll array */
@@ -73,7 +79,8 @@ void run_pump(struct mcp_run *r);
 enum run_phase run_phase(struct mcp_run *r, double look_ms);
 
 /* Writes `len` bytes to its stdin, then closes it when asked. 0, or -1
- * with the reason in `why`. */
+ * with the reason in `why` (also when earlier input still waits and this
+ * would pass RUN_UNSENT_MAX: then nothing is written). */
 int run_write(struct mcp_run *r, const char *data, size_t len, bool close,
               char *why, size_t why_size);
 

@@ -5,6 +5,7 @@
 #include "mono.h"
 #include "reply.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,9 @@ void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
     unsigned char rnd[6] = {0};
     if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
         memset(rnd, 0, sizeof(rnd));
+    t->number = ++g->next_task;
     snprintf(t->id, sizeof(t->id), "task-%u-%02x%02x%02x%02x%02x%02x",
-             ++g->next_task, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+             t->number, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
     t->run = r;
     t->modern = modern;
     t->waiters = json_array();
@@ -197,6 +199,38 @@ static void notify_status(struct task *t)
         rpc_notify("notifications/tasks/status", task_json(t));
 }
 
+static void task_free(struct task *t)
+{
+    json_decref(t->result);
+    json_decref(t->waiters);
+    free(t);
+}
+
+/* Drops the oldest ended tasks (the list is newest first) while more
+ * than TASKS_ENDED_MAX or TASKS_ENDED_BYTES_MAX of them are kept, so that
+ * a client that makes tasks faster than they expire cannot grow the
+ * server without bound. */
+static void bound_ended(struct registry *g)
+{
+    for (;;) {
+        size_t count = 0, bytes = 0;
+        struct task **oldest = NULL;
+        for (struct task **pp = &g->tasks; *pp != NULL; pp = &(*pp)->next) {
+            if ((*pp)->run != NULL || json_array_size((*pp)->waiters) > 0)
+                continue;
+            count++;
+            bytes += (*pp)->bytes;
+            oldest = pp;
+        }
+        if (oldest == NULL ||
+            (count <= TASKS_ENDED_MAX && bytes <= TASKS_ENDED_BYTES_MAX))
+            return;
+        struct task *t = *oldest;
+        *oldest = t->next;
+        task_free(t);
+    }
+}
+
 /* The run is done with by the task: its end read into the result. */
 static void finish(struct registry *g, struct task *t)
 {
@@ -208,9 +242,11 @@ static void finish(struct registry *g, struct task *t)
     tool_drop_run(g, r);
     /* Modern: failed is for JSON-RPC errors only; a tool error is a
      * completed call whose result says so. */
+    t->bytes = json_dumpb(t->result, NULL, 0, JSON_COMPACT);
     touch(t, failed && !t->modern ? TASK_FAILED : TASK_COMPLETED);
     notify_status(t);
     answer_waiters(t);
+    bound_ended(g);
 }
 
 static void cancel(struct task *t)
@@ -225,13 +261,6 @@ static void cancel(struct task *t)
     touch(t, TASK_CANCELLED);
     notify_status(t);
     answer_waiters(t);
-}
-
-static void task_free(struct task *t)
-{
-    json_decref(t->result);
-    json_decref(t->waiters);
-    free(t);
 }
 
 /* ---- requests -------------------------------------------------------------
@@ -260,20 +289,57 @@ static void update(struct task *t, json_t *id, json_t *params)
     rpc_result(id, json_object()); /* unknown keys are ignored */
 }
 
-static void list(struct registry *g, json_t *id)
+/* The cursor of tasks/list: the number of the last task of the page
+ * before (the list is newest first); UINT_MAX for the first page, 0 when
+ * it is not one of ours. */
+static unsigned list_cursor(json_t *params)
 {
+    json_t *c = json_object_get(params, "cursor");
+    if (c == NULL || json_is_null(c))
+        return UINT_MAX;
+    const char *text = json_string_value(c);
+    char *end = NULL;
+    unsigned long v = text != NULL ? strtoul(text, &end, 10) : 0;
+    return text != NULL && text[0] >= '1' && text[0] <= '9' && *end == '\0' &&
+                   v < UINT_MAX
+               ? (unsigned)v
+               : 0;
+}
+
+static void list(struct registry *g, json_t *id, json_t *params)
+{
+    unsigned after = list_cursor(params);
+    if (after == 0) {
+        rpc_error(id, RPC_INVALID_PARAMS, "Invalid cursor");
+        return;
+    }
     json_t *tasks = json_array();
-    for (struct task *t = g->tasks; t != NULL; t = t->next)
-        if (!t->modern) /* the modern extension has no tasks/list */
-            json_array_append_new(tasks, task_json(t));
-    rpc_result(id, json_pack("{s:o}", "tasks", tasks));
+    const struct task *last = NULL;
+    bool more = false;
+    for (const struct task *t = g->tasks; t != NULL; t = t->next) {
+        if (t->modern || t->number >= after) /* modern: no tasks/list */
+            continue;
+        if (json_array_size(tasks) == TASKS_PAGE) {
+            more = true;
+            break;
+        }
+        json_array_append_new(tasks, task_json(t));
+        last = t;
+    }
+    json_t *result = json_pack("{s:o}", "tasks", tasks);
+    if (more && last != NULL) { /* a page is never empty */
+        char cursor[16];
+        snprintf(cursor, sizeof(cursor), "%u", last->number);
+        json_object_set_new(result, "nextCursor", json_string(cursor));
+    }
+    rpc_result(id, result);
 }
 
 void task_request(struct registry *g, const char *method, json_t *id,
                   json_t *params, bool modern)
 {
     if (strcmp(method, "tasks/list") == 0 && !modern) {
-        list(g, id);
+        list(g, id, params);
         return;
     }
     struct task *t = find(g, params);
@@ -292,6 +358,7 @@ void task_request(struct registry *g, const char *method, json_t *id,
         }
         cancel(t);
         rpc_result(id, modern ? json_object() : task_json(t));
+        bound_ended(g); /* t was answered: it may go now */
     } else if (strcmp(method, "tasks/result") == 0 && !modern) {
         if (terminal(t->status))
             rpc_result(id, payload(t));

@@ -36,7 +36,17 @@ struct task {
     double created_ms, updated_ms;
     int64_t ttl_ms;
     unsigned input_round; /* modern: the input request now shown */
+    unsigned number;      /* in order of creation: tasks/list's cursor */
+    size_t bytes;         /* of `result`, as JSON */
 };
+
+/* Ended tasks are kept (for their ttl) up to this many and this many
+ * bytes of results together; past either, the oldest ended go first. */
+#define TASKS_ENDED_MAX       256
+#define TASKS_ENDED_BYTES_MAX ((size_t)32 << 20)
+
+/* tasks/list answers at most this many a page, then a nextCursor. */
+#define TASKS_PAGE 100
 
 /* Makes `r` (a run just started or still going) a task and answers the
  * tools/call `id` with the task created. `ttl` is the legacy request's

@@ -324,7 +324,7 @@ static void bash_write(struct registry *g, json_t *id, json_t *params,
     struct mcp_run *r = find_run(g, id, rid);
     if (r == NULL)
         return;
-    char why[200];
+    char why[300];
     run_pump(r); /* an end that came is seen before the write */
     if (run_write(r, json_string_value(input), json_string_length(input), close,
                   why, sizeof(why)) < 0) {
