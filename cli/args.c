@@ -300,8 +300,14 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_TIMEOUT:
         a->timeout_given = true;
         return parse_ms(a, "timeout", value, &a->timeout_ms);
-    case OPT_IDLE:
-        return parse_ms(a, "idle timeout", value, &a->idle_timeout_ms);
+    case OPT_IDLE: /* as MCP's idle_timeout_ms: at least 1 */
+        if (parse_ms(a, "idle timeout", value, &a->idle_timeout_ms) < 0)
+            return -1;
+        if (a->idle_timeout_ms == 0)
+            return usage_error(a,
+                               "invalid idle timeout '0': at least 1 ms (leave "
+                               "the option out for no idle timeout)");
+        return 0;
     case OPT_GRACE:
         return parse_ms(a, "grace", value, &a->grace_ms);
     case OPT_LIMIT:

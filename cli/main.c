@@ -68,9 +68,14 @@ int main(int argc, char **argv)
 {
     struct cli_args a;
     int status;
-    process_take_over();
+    unsigned closed = process_take_over();
     if (cli_parse(argc, argv, &a) < 0) {
         cli_error(a.error);
+        status = EXIT_BSH_FAILED;
+    } else if (closed & 2u) {
+        /* Every command answers on stdout: none runs with nothing there
+         * to take its output (and a run's bytes would be lost). */
+        cli_error("cannot write to stdout: stdout is closed");
         status = EXIT_BSH_FAILED;
     } else {
         switch (a.command) {

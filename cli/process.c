@@ -4,6 +4,8 @@
 
 #include "mono.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,12 +16,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void process_take_over(void)
+/* Opens /dev/null on each of fds 0-2 that is closed, before anything else
+ * takes its number (an internal fd on fd 1 would get bsh's output); the
+ * mask of those that were closed (bit N for fd N). */
+static unsigned open_standard_fds(void)
 {
+    unsigned closed = 0;
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        closed |= 1u << fd;
+        int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got >= 0 && got != fd) /* cannot happen: fd was the lowest */
+            close(got);
+    }
+    return closed;
+}
+
+unsigned process_take_over(void)
+{
+    unsigned closed = open_standard_fds();
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     struct sigaction ign = {.sa_handler = SIG_IGN};
     sigaction(SIGCHLD, &dfl, NULL);
     sigaction(SIGPIPE, &ign, NULL);
+    return closed;
 }
 
 /* Signals whose default action does not end the process. SIGPIPE is

@@ -9,11 +9,12 @@
 
 #include <sys/types.h>
 
-/* At start: SIGCHLD back to its default (an inherited SIG_IGN would let
- * the kernel reap the command before bsh could read its status), and
- * SIGPIPE ignored (a reader that goes away shows up as EPIPE, and bsh
- * still kills the command before it exits). */
-void process_take_over(void);
+/* At start: fds 0-2 opened on /dev/null where they were closed (their
+ * mask is returned: bit N for fd N), SIGCHLD back to its default (an
+ * inherited SIG_IGN would let the kernel reap the command before bsh could
+ * read its status), and SIGPIPE ignored (a reader that goes away shows up
+ * as EPIPE, and bsh still kills the command before it exits). */
+unsigned process_take_over(void);
 
 /* Blocks every signal whose default action would end bsh (all but
  * SIGKILL and SIGSTOP, the ones that stop it and the ones ignored by

@@ -163,6 +163,16 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
     }
+    if (rc < 0 && why.err == ENOMEM && o->limits.memory_bytes > 0) {
+        /* The run's cgroup refused bash its first pages. */
+        bsh__stream_fail(s, BSH_ERR_CONTAIN,
+                         "%s: the memory limit (memory=%lld bytes) is too "
+                         "small for bash to start",
+                         o->pty ? "failed to spawn command in pty"
+                                : "failed to spawn bash process",
+                         (long long)o->limits.memory_bytes);
+        return;
+    }
     if (rc < 0) {
         bsh__stream_fail(s, why.kind, "%s", why.text);
         return;

@@ -65,6 +65,7 @@ static void fail(struct bsh__spawn_error *why, int err,
                  enum bsh_error_kind otherwise, const char *prefix)
 {
     why->kind = kind_of(err, otherwise);
+    why->err = err;
     bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(err));
 }
 
@@ -77,6 +78,7 @@ static void explain_failure(int err, bool in_cwd, const char *cwd,
         return;
     }
     why->kind = BSH_ERR_CWD;
+    why->err = err;
     bsh__format(why->text, sizeof(why->text),
                 "%s: cannot use working directory '%s': %s", prefix, cwd,
                 strerror(err));
