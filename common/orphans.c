@@ -111,9 +111,22 @@ double orphans_born_ms(pid_t pid)
     return (double)strtoull(p + 1, NULL, 10) * orphans_tick_ms();
 }
 
+/* A child from before has been reaped: its pid may come back as a run's. */
+static void forget(pid_t pid)
+{
+    for (int i = 0; i < before.count; i++)
+        if (before.pids[i] == pid) {
+            before.pids[i] = before.pids[--before.count];
+            return;
+        }
+}
+
 /* Whether child `pid` cannot be a run's: it was ours before, it is in
  * our own session (each run starts a session of its own, and no process
- * can join another session), or it was born before the first run. */
+ * can join another session), or it was born more than a clock tick before
+ * the first run (start times have a tick's granularity). What this cannot
+ * tell: a descendant of a child from before that left our session after
+ * the first run began is taken for a run's. */
 static bool foreign(pid_t pid)
 {
     for (int i = 0; i < before.count; i++)
@@ -145,8 +158,10 @@ int orphans_end_but(pid_t pgid, int max_ms, int *left,
         for (int i = 0; i < n; i++) {
             if (keep != NULL && keep(pids[i], ctx))
                 continue;
-            if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
-                continue; /* had exited: reaped */
+            if (waitpid(pids[i], NULL, WNOHANG) == pids[i]) {
+                forget(pids[i]); /* had exited: reaped */
+                continue;
+            }
             if (foreign(pids[i]))
                 continue; /* never signalled */
             live++;
@@ -185,8 +200,11 @@ int orphans_signal_fd(void)
 static bool reap(pid_t pid)
 {
     siginfo_t info = {0};
-    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG) == 0 &&
-           info.si_pid != 0;
+    if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG) < 0 ||
+        info.si_pid == 0)
+        return false;
+    forget(pid);
+    return true;
 }
 
 /* The slow look: every child but the kept, one by one. */

@@ -32,10 +32,10 @@ int orphans_reap(int signal_fd, bool (*keep)(pid_t pid, void *ctx), void *ctx);
 /* After a run whose process group was `pgid`: kills (SIGKILL, with their
  * own groups) and reaps every child of ours, that is every orphan the run
  * left (never a child that was ours before the subreaper began, one in our
- * own session, or one born before the first run: those are only reaped
- * once they have exited), until none is left and the old group is empty, for at
- * most `max_ms`. Children we may not signal are left, and counted in `*left`
- * (may be NULL). Returns how many it killed. */
+ * own session, or one born more than a clock tick before the first run:
+ * those are only reaped once they have exited), until none is left and the old
+ * group is empty, for at most `max_ms`. Children we may not signal are left,
+ * and counted in `*left` (may be NULL). Returns how many it killed. */
 int orphans_end(pid_t pgid, int max_ms, int *left);
 
 /* The same, but a child for which `keep(pid, ctx)` is true is left alone

@@ -80,7 +80,10 @@ void sink_open(struct sink *k, int fd, size_t limit)
 }
 
 /* A pipe that polls writable has room for PIPE_BUF bytes at least: that
- * much goes in without blocking (we are its only writer). */
+ * much goes in without blocking. Another writer of the same pipe could
+ * take the room between the poll and the write; then the write waits for
+ * the reader, as theirs do. Setting O_NONBLOCK on the shared description
+ * instead would make that writer's writes fail with EAGAIN. */
 static ssize_t write_pipe_chunk(int fd, const char *p, size_t n)
 {
     struct pollfd pfd = {fd, POLLOUT, 0};

@@ -38,7 +38,7 @@ struct bsh__started {
  * 0; on failure returns -1 with the kind and reason in `why`. */
 struct bsh__spawn_error {
     enum bsh_error_kind kind;
-    int err; /* the errno behind it */
+    int err; /* the errno of the clone or exec itself, or 0 */
     char text[BSH_ERROR_MAX];
 };
 

@@ -146,6 +146,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         (unsigned short)(o->pty_rows > 0 ? o->pty_rows : BSH_PTY_ROWS),
         (unsigned short)(o->pty_cols > 0 ? o->pty_cols : BSH_PTY_COLS),
         &place};
+    why.err = 0;
     int rc = o->pty ? bsh__spawn_pty(&launch, &sp, &why)
                     : bsh__spawn_pipes(&launch, &sp, &why);
     free(envp);

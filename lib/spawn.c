@@ -65,7 +65,7 @@ static void fail(struct bsh__spawn_error *why, int err,
                  enum bsh_error_kind otherwise, const char *prefix)
 {
     why->kind = kind_of(err, otherwise);
-    why->err = err;
+    why->err = 0;
     bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(err));
 }
 
@@ -75,6 +75,7 @@ static void explain_failure(int err, bool in_cwd, const char *cwd,
 {
     if (!in_cwd) {
         fail(why, err, BSH_ERR_SPAWN, prefix);
+        why->err = err; /* the clone or the exec itself */
         return;
     }
     why->kind = BSH_ERR_CWD;

@@ -89,9 +89,11 @@ static void stream_add(struct stream_capture *s, const unsigned char *d,
 
 static void write_spill(struct capture *c, const unsigned char *d, size_t n)
 {
+    if (c->spill_failed)
+        return; /* takes no more of the logs' shared room */
     size_t take = c->dir != NULL ? spill_dir_take(c->dir, c->spilled, n) : 0;
     c->spill_cut |= take < n;
-    if (take == 0 || c->spill_failed)
+    if (take == 0)
         return;
     size_t done = 0;
     while (done < take) {

@@ -179,7 +179,11 @@ int run_write(struct mcp_run *r, const char *data, size_t len, bool close,
         taken = (size_t)n;
     }
     if (taken < len) { /* kept until the stream has room */
-        size_t have = r->unsent_off + r->unsent_len;
+        if (r->unsent != NULL && r->unsent_off > 0) { /* what was sent goes */
+            memmove(r->unsent, r->unsent + r->unsent_off, r->unsent_len);
+            r->unsent_off = 0;
+        }
+        size_t have = r->unsent_len;
         unsigned char *grown = realloc(r->unsent, have + len - taken);
         if (grown == NULL) {
             snprintf(why, why_size, "out of memory");

@@ -246,7 +246,6 @@ static void finish(struct registry *g, struct task *t)
     touch(t, failed && !t->modern ? TASK_FAILED : TASK_COMPLETED);
     notify_status(t);
     answer_waiters(t);
-    bound_ended(g);
 }
 
 static void cancel(struct task *t)
@@ -278,13 +277,14 @@ static void update(struct task *t, json_t *id, json_t *params)
     const char *action = json_string_value(json_object_get(answer, "action"));
     if (t->run != NULL && json_is_string(input) && action != NULL &&
         strcmp(action, "accept") == 0) {
-        char why[200];
+        char why[300];
         if (run_write(t->run, json_string_value(input),
-                      json_string_length(input), false, why,
-                      sizeof(why)) == 0) {
-            t->input_round++; /* the next wait is a new request */
-            touch(t, TASK_WORKING);
+                      json_string_length(input), false, why, sizeof(why)) < 0) {
+            rpc_error(id, RPC_INVALID_PARAMS, why);
+            return;
         }
+        t->input_round++; /* the next wait is a new request */
+        touch(t, TASK_WORKING);
     }
     rpc_result(id, json_object()); /* unknown keys are ignored */
 }
@@ -414,6 +414,7 @@ double task_advance(struct registry *g)
             next = until - now;
         pp = &t->next;
     }
+    bound_ended(g); /* after the walk: it frees tasks the walk would hold */
     return next;
 }
 

@@ -10,11 +10,15 @@ import { rawServer, alive, waitForNumber, scratchDir } from './helpers.mjs';
 
 const dir = scratchDir('bsh-bounds');
 
-// The next reply to `id`, skipping notifications.
+// The reply to `id`: notifications are skipped, replies to other ids kept
+// for their own turn.
 async function reply(s, id, ms = 10000) {
+  s.early ??= new Map();
   for (;;) {
+    if (s.early.has(id)) return s.early.get(id);
     const m = await s.next(ms);
     if (m.id === id) return m;
+    if (m.id !== undefined) s.early.set(m.id, m);
   }
 }
 
@@ -75,6 +79,12 @@ test('finished tasks are bounded, and tasks/list pages with nextCursor', async (
   s.send({ jsonrpc: '2.0', id: 0, method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   await reply(s, 0);
+  // A task that ends after the others, waited on: when it ends it is the
+  // oldest ended, and goes at once, after its answer (it once was freed
+  // while the server still walked it).
+  s.call(900, { command: 'sleep 2; echo long' }, { task: { ttl: 3600000 } });
+  const long = (await reply(s, 900)).result.task.taskId;
+  s.send({ jsonrpc: '2.0', id: 901, method: 'tasks/result', params: { taskId: long } });
   const N = 300;
   const ids = [];
   for (let i = 1; i <= N; i += 20) { // in batches: under --max-runs
@@ -94,11 +104,13 @@ test('finished tasks are bounded, and tasks/list pages with nextCursor', async (
       seen.push(...r.tasks);
       cursor = r.nextCursor;
     } while (cursor);
-    if (seen.every((t) => t.status === 'completed') && seen.length <= 256) break;
+    if (seen.every((t) => t.status === 'completed') && seen.length <= 256
+      && !seen.some((t) => t.taskId === long)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(seen.length, 256, 'the oldest finished tasks were dropped');
   assert.deepEqual(seen.map((t) => t.taskId), ids.slice(N - 256).reverse(), 'newest first, each once');
+  assert.equal((await reply(s, 901)).result.content[0].text, 'long\n');
   s.send({ jsonrpc: '2.0', id: 5000, method: 'tasks/list', params: { cursor: 'nonsense' } });
   assert.equal((await reply(s, 5000)).error.code, -32602);
   s.send({ jsonrpc: '2.0', id: 5001, method: 'tasks/get', params: { taskId: ids[0] } });
