@@ -186,17 +186,20 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;
     }
+    /* Writable, but no device node may be made (a block device in the
+     * project would be the disk itself). */
+    uint64_t write = fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
         if (fixed[i] != NULL)
-            add_path(rs, fixed[i], fs); /* one that is missing gives nothing */
+            add_path(rs, fixed[i], write); /* a missing one gives nothing */
     bsh__supervisor_allow(&box->sup, dir);
     bsh__supervisor_allow(&box->sup, "/tmp");
     if (tmpdir != NULL && tmpdir[0] == '/') {
-        add_path(rs, tmpdir, fs);
+        add_path(rs, tmpdir, write);
         bsh__supervisor_allow(&box->sup, tmpdir);
     }
     for (size_t i = 0; i < sb->write_count; i++) {
-        if (add_path(rs, sb->write_dirs[i], fs) < 0) {
+        if (add_path(rs, sb->write_dirs[i], write) < 0) {
             bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
                         sb->write_dirs[i], strerror(errno));
             return -1;

@@ -2,10 +2,13 @@
 /*
  * The sandbox's seccomp filter, built with libseccomp and exported as
  * BPF for the child to load. Everything is allowed but what could leave
- * the sandbox or reach the machine: new IPv4/IPv6/packet sockets (unless
- * the network is allowed), mounts, new namespaces, kernel modules, BPF,
- * kexec, io_uring (it makes sockets without socket()), typing into a
- * terminal (TIOCSTI, TIOCLINUX), and chown. Each fails with EPERM, as a
+ * the sandbox or reach the machine: sockets of any family but AF_UNIX and
+ * route netlink (and IPv4/IPv6 when the network is allowed), mounts, new
+ * namespaces, kernel modules, BPF, kexec, io_uring (it makes sockets
+ * without socket()), typing into a terminal (TIOCSTI, TIOCLINUX), chown,
+ * device nodes, the limits and priorities of other processes, inode flags
+ * and whole-file-system ioctls, the clock, the host name, the kernel log,
+ * perf and fanotify, keyrings and SysV IPC. Each fails with EPERM, as a
  * denied call would without a sandbox, so that programs report it rather
  * than crash. Mode and time changes are handed to the supervisor. Calls of
  * another architecture (32-bit) kill the process: their numbers are not
@@ -17,9 +20,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,6 +35,12 @@
 
 #ifndef TIOCLINUX
 #    define TIOCLINUX 0x541C
+#endif
+#ifndef FS_IOC_SHUTDOWN /* ext4, xfs, f2fs: EXT4_IOC_SHUTDOWN */
+#    define FS_IOC_SHUTDOWN _IOR('X', 125, uint32_t)
+#endif
+#ifndef FS_IOC32_SETFLAGS
+#    define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
 #define FCHMODAT2_X86_64 452 /* Linux 6.6; older libseccomp has no name */
 
@@ -138,13 +149,153 @@ static int supervise_metadata(scmp_filter_ctx ctx)
     return add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr, COUNT(xattr));
 }
 
-static int deny_inet(scmp_filter_ctx ctx)
+/* The socket families a run may make: AF_UNIX; AF_NETLINK for routes
+ * only (name resolution asks it for the addresses; without privileges it
+ * changes nothing); AF_INET and AF_INET6 with the network. Every other
+ * family (AF_PACKET, AF_VSOCK, AF_XDP, AF_ALG, ...) is refused. */
+static bool family_allowed(unsigned family, bool allow_net)
 {
-    const int domains[] = {AF_INET, AF_INET6, AF_PACKET};
-    for (size_t i = 0; i < 3; i++)
-        if (seccomp_rule_add(
-                ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)domains[i], 0)) < 0)
+    return family == AF_UNIX || family == AF_NETLINK ||
+           (allow_net && (family == AF_INET || family == AF_INET6));
+}
+
+/* The kernel takes families below 64 (AF_MAX is 46 today); a value with
+ * any higher bit set, which the kernel would cut to an int, is refused
+ * whole. */
+#define FAMILY_LIMIT 64
+
+static int allow_families(scmp_filter_ctx ctx, int call, bool allow_net)
+{
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
+                         SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT)) < 0)
+        return -1;
+    for (unsigned f = 0; f < FAMILY_LIMIT; f++)
+        if (!family_allowed(f, allow_net) &&
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
+                             SCMP_A0(SCMP_CMP_EQ, f)) < 0)
+            return -1;
+    return 0;
+}
+
+static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
+{
+    if (allow_families(ctx, SCMP_SYS(socket), allow_net) < 0 ||
+        allow_families(ctx, SCMP_SYS(socketpair), allow_net) < 0)
+        return -1;
+    /* Netlink for routes only: NETLINK_ROUTE is protocol 0. */
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
+                            SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+                            SCMP_A2(SCMP_CMP_NE, 0));
+}
+
+/* Calls whose only use in a run would be to reach past it: the clock, the
+ * host name, the kernel log, watching every CPU or every open, quotas,
+ * the user's keyrings, and SysV IPC objects that processes outside may
+ * share (a run has POSIX shared memory and semaphores in /dev/shm). They
+ * need capabilities a run has no use for, or reach objects of the user's
+ * outside it. */
+static const char *const beyond_the_run[] = {
+    "sethostname",
+    "setdomainname",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "stime",
+    "syslog",
+    "perf_event_open",
+    "fanotify_init",
+    "vhangup",
+    "quotactl",
+    "quotactl_fd",
+    "lookup_dcookie",
+    "add_key",
+    "request_key",
+    "keyctl",
+    "shmget",
+    "shmat",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "ipc",
+};
+
+/* Device nodes: no run needs one, and a block device in the project is
+ * the disk itself (Landlock's make-char and make-block rights are not
+ * granted either). FIFOs, sockets and files may still be made. */
+static int deny_device_nodes(scmp_filter_ctx ctx)
+{
+    const scmp_datum_t kinds[] = {S_IFCHR, S_IFBLK};
+    for (size_t i = 0; i < COUNT(kinds); i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i])) <
+                0 ||
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
+                             SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i])) < 0)
+            return -1;
+    return 0;
+}
+
+/* Limits, priorities and CPUs of other processes (prlimit --pid, renice,
+ * taskset -p, chrt -p, ionice -p): only the caller's own (pid 0). A
+ * lowered file size limit kills its process with SIGXFSZ, a kill that no
+ * signal scope sees. */
+static int own_process_only(scmp_filter_ctx ctx)
+{
+    const char *const by_pid[] = {"sched_setaffinity", "sched_setscheduler",
+                                  "sched_setparam",    "sched_setattr",
+                                  "migrate_pages",     "move_pages"};
+    for (size_t i = 0; i < COUNT(by_pid); i++) {
+        int nr = seccomp_syscall_resolve_name(by_pid[i]);
+        if (nr != __NR_SCMP_ERROR &&
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                             SCMP_A0(SCMP_CMP_NE, 0)) < 0)
+            return -1;
+    }
+    /* prlimit64(pid, resource, new, old): reading another's is harmless. */
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 2,
+                         SCMP_A0(SCMP_CMP_NE, 0), SCMP_A2(SCMP_CMP_NE, 0)) < 0)
+        return -1;
+    /* setpriority(which, who): PRIO_PROCESS 0 only (PRIO_USER 0 is every
+     * process of the user); ioprio_set(which, who): IOPRIO_WHO_PROCESS 0. */
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority),
+                            1, SCMP_A0(SCMP_CMP_NE, 0)) < 0 ||
+                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+                                    SCMP_SYS(setpriority), 1,
+                                    SCMP_A1(SCMP_CMP_NE, 0)) < 0 ||
+                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+                                    SCMP_SYS(ioprio_set), 1,
+                                    SCMP_A0(SCMP_CMP_NE, 1)) < 0 ||
+                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+                                    SCMP_SYS(ioprio_set), 1,
+                                    SCMP_A1(SCMP_CMP_NE, 0)) < 0
+               ? -1
+               : 0;
+}
+
+/* File system ioctls that act on the whole file system (freeze, thaw,
+ * trim, shut down, relabel) and inode flags (chattr: immutable,
+ * append-only, no-dump), which no Landlock right covers. */
+static int deny_fs_ioctls(scmp_filter_ctx ctx)
+{
+    const unsigned long requests[] = {
+        FIFREEZE,
+        FITHAW,
+        FITRIM,
+        FS_IOC_SETFSLABEL,
+        FS_IOC_SHUTDOWN,
+        FS_IOC_SETFLAGS,
+        FS_IOC32_SETFLAGS,
+        FS_IOC_FSSETXATTR,
+    };
+    for (size_t i = 0; i < COUNT(requests); i++)
+        if (deny_ioctl(ctx, requests[i]) < 0)
             return -1;
     return 0;
 }
@@ -209,7 +360,10 @@ static int build(bool allow_net, struct sock_fprog *prog)
         add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), denied, COUNT(denied)) == 0 &&
         deny_clone_namespaces(ctx) == 0 && deny_ioctl(ctx, TIOCSTI) == 0 &&
         deny_ioctl(ctx, TIOCLINUX) == 0 && supervise_metadata(ctx) == 0 &&
-        (allow_net || deny_inet(ctx) == 0))
+        add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), beyond_the_run,
+                    COUNT(beyond_the_run)) == 0 &&
+        deny_device_nodes(ctx) == 0 && own_process_only(ctx) == 0 &&
+        deny_fs_ioctls(ctx) == 0 && limit_sockets(ctx, allow_net) == 0)
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {

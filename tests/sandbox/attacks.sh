@@ -218,6 +218,52 @@ attack "unshare -r" no_setup "unshare -r true" succeeded
 attack "new namespaces (unshare -n)" no_setup "unshare -n true" succeeded
 attack "load a BPF program" no_setup "python3 -c '$BPF_LOAD'" succeeded
 
+# Round 2 (device nodes, other processes' limits, socket families, inode
+# flags, keyrings and SysV IPC, the clock and the host name).
+node_made() { [ -b "$WORK/blk" ] || [ -c "$WORK/chr" ]; }
+attack "make a block device (mknod b)" fresh_target "mknod blk b 7 0" node_made
+attack "make a char device (mknod c)" fresh_target "mknod chr c 1 3" node_made
+# Each attack on another process gets a fresh one (its pid in a file,
+# read by the command when it runs), so the run without the sandbox
+# leaves nothing the sandboxed run could be credited with.
+VICTIM_FILE=$BASE/victim.pid
+new_victim() { victim; echo "$VICTIM" >"$VICTIM_FILE"; }
+V="\$(cat $VICTIM_FILE)"
+limits_of_victim() { grep -q '^Max open files  *77  *77 ' "/proc/$VICTIM/limits"; }
+attack "prlimit --pid on the caller's process" new_victim "prlimit --pid $V --nofile=77:77" limits_of_victim
+fsize_of_victim() { grep -q '^Max file size  *0  *' "/proc/$VICTIM/limits"; }
+attack "prlimit --fsize=0 on the caller's process" new_victim "prlimit --pid $V --fsize=0" fsize_of_victim
+niced() { [ "$(ps -o ni= -p "$VICTIM" | tr -d ' ')" = 7 ]; }
+attack "renice the caller's process" new_victim "renice -n 7 -p $V" niced
+pinned() { [[ $(taskset -p "$VICTIM") == *": 1" ]] && [ "$(nproc --all)" -gt 1 ]; }
+attack "taskset -p on the caller's process" new_victim "taskset -p 1 $V" pinned
+batched() { [[ $(chrt -p "$VICTIM") == *SCHED_BATCH* ]]; }
+attack "chrt -p on the caller's process" new_victim "chrt -b -p 0 $V" batched
+idled() { [[ $(ionice -p "$VICTIM") == idle* ]]; }
+attack "ionice -p on the caller's process" new_victim "ionice -c 3 -p $V" idled
+socket_of() { # socket_of FAMILY TYPE PROTO: a python line that makes one
+    echo "python3 -c 'import socket; socket.socket($1, $2, $3)'"
+}
+attack "AF_VSOCK socket (a path to the host of a VM)" no_setup "$(socket_of 40 1 0)" succeeded
+attack "AF_XDP socket" no_setup "$(socket_of 44 3 0)" succeeded
+attack "netlink socket other than routes (uevent)" no_setup "$(socket_of 16 3 15)" succeeded
+attack "netlink socket other than routes (netfilter)" no_setup "$(socket_of 16 3 12)" succeeded
+attack "AF_ALG socket" no_setup "$(socket_of 38 5 0)" succeeded
+attack "AF_PACKET socket (datagram)" no_setup "$(socket_of 17 2 0)" succeeded
+flagged() { lsattr -d "$T" 2>/dev/null | grep -q '^[^ ]*d'; }
+attack "chattr +d on a file outside through a read-only fd" fresh_target "chattr +d $T" flagged
+attack "add a key to the user's keyring" no_setup \
+    "python3 -c 'import ctypes; libc = ctypes.CDLL(None)
+n = libc.syscall(248, b\"user\", b\"bsh-attack\", b\"x\", 1, -4)
+raise SystemExit(0 if n > 0 else 1)'" succeeded
+attack "SysV shared memory (ipcmk -M)" no_setup "id=\$(ipcmk -M 4096 | grep -o '[0-9]*\$') && ipcrm -m \$id" succeeded
+attack "set the host name" no_setup "hostname \$(hostname)" succeeded
+attack "watch every CPU (perf_event_open)" no_setup "python3 -c 'import ctypes, struct
+attr = struct.pack(\"<IIQQQQQ\", 1, 112, 0, 0, 0, 0, 0) + bytes(64)
+buf = ctypes.create_string_buffer(attr, 112)
+fd = ctypes.CDLL(None).syscall(298, buf, -1, 0, -1, 0)
+raise SystemExit(0 if fd >= 0 else 1)'" succeeded
+
 # ---- the workloads -----------------------------------------------------------
 fresh_target
 workload "cc and make in the working directory" \
@@ -253,6 +299,11 @@ s = socket.socket(socket.AF_UNIX); s.bind(\"local.sock\"); s.listen(1)
 threading.Thread(target=lambda: s.accept()[0].sendall(b\"local-ok\"), daemon=True).start()
 c = socket.socket(socket.AF_UNIX); c.connect(\"local.sock\"); print(c.recv(8).decode())'" local-ok
 workload "a pipeline and a subshell" "seq 1000 | sort -n | tail -1 | (read n; echo \$((n + 1)))" 1001
+workload "name resolution, nice, ulimit, a FIFO, a socketpair" \
+    "getent ahosts localhost > /dev/null && nice -n 3 true && ulimit -n 100 &&
+     mkfifo ff && rm ff && python3 -c 'import socket; socket.socketpair()' &&
+     python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)' &&
+     echo ok-names" ok-names
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 wtried=$((wtried + 1))
 if [[ $OUT == *on-tty*/dev/pts/* ]]; then
