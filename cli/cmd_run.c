@@ -227,6 +227,12 @@ static void wait_for_work(struct run_state *st, struct bsh_stream *s, int sfd)
 {
     bool watch_stream = may_pull(st);
     bool input = st->forwarding && !st->ended;
+    /* Input read earlier goes to the engine before we sleep: taking items
+     * may have made room for it (the engine's stdin buffer drained), and
+     * nothing would wake us for that, since our stdin is not watched
+     * while input waits here. */
+    if (input)
+        forward_push(&st->in, s);
     struct pollfd pfd[7] = {
         {watch_stream ? bsh_stream_fd(s) : -1, POLLIN, 0},
         {sfd, POLLIN, 0},

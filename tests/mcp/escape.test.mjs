@@ -119,9 +119,11 @@ test('mcp, subreaper: a call\'s orphans end with it while a later call goes on',
     const flag = join(dir, `ran-${marker}`);
     const body = techniques[tech].replaceAll('@M@', marker);
     const s = rawServer(['--containment', 'subreaper']);
-    s.call(1, { command: `{\n${body}\n} >/dev/null 2>&1\ntouch ${flag}\nsleep 1.2` });
+    s.call(1, { command: `{\n${body}\n} >/dev/null 2>&1\ntouch ${flag}\nsleep 2.5` });
     await waitFor(flag);
-    await sleep(600); // the technique's last fork is done (python starts in ~0.1 s)
+    // The technique's last fork is done: python starts in ~0.1 s, and in
+    // more than 0.6 s on a machine busy with other tests.
+    await sleep(1500);
     s.call(2, { command: 'sleep 30' });
     const reply = await s.next(10000);
     if (reply.id !== 1) bad.push(`${tech}: the long call ended first`);
