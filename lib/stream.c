@@ -151,11 +151,13 @@ static bool next_wake(const struct bsh_stream *s, struct timespec *at)
             has = true;
         }
     }
-    /* A hung-up master, or an ending without an exit watch: look soon. */
+    /* A hung-up master, or an ending without an exit watch, or a connect
+     * of the run that the supervisor waits on: look soon. */
     int soon_ms = s->phase == PHASE_RUNNING && s->master_hup
                       ? BSH__HUP_RECHECK_MS
                   : s->phase == PHASE_ENDING && s->child.watch < 0 ? 2
-                                                                   : -1;
+                  : bsh__supervisor_busy(&s->sup) ? BSH__PENDING_LOOK_MS
+                                                  : -1;
     if (soon_ms > 0) {
         struct timespec soon = mono_add_ms(mono_now(), soon_ms);
         if (!has || mono_before(soon, *at))
@@ -272,6 +274,8 @@ static int wait_events(struct bsh_stream *s, bool block)
     if (bsh__pollset_take(&s->polls, SLOT_NOTIFY) &&
         !bsh__supervisor_serve(&s->sup))
         release_supervisor(s);
+    if (bsh__supervisor_busy(&s->sup))
+        bsh__supervisor_follow(&s->sup);
     /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
     s->polls.ready = 0;
     return n;
@@ -308,6 +312,8 @@ static void close_outputs(struct bsh_stream *s)
  * listener that stays readable cannot hold the caller. */
 static void serve_notifications(struct bsh_stream *s)
 {
+    if (bsh__supervisor_busy(&s->sup))
+        bsh__supervisor_follow(&s->sup);
     for (int i = 0; i < 64 && s->sup.listener >= 0; i++) {
         struct pollfd p = {s->sup.listener, POLLIN, 0};
         if (poll(&p, 1, 0) <= 0)

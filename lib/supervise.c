@@ -53,6 +53,11 @@ void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path)
 
 void bsh__supervisor_release(struct bsh__supervisor *sv)
 {
+    for (size_t i = 0; i < sv->npending; i++) { /* their calls fail */
+        bsh__close(sv->pending[i].sock);
+        bsh__close(sv->pending[i].target);
+    }
+    sv->npending = 0;
     sv->listener = bsh__close(sv->listener);
     for (size_t i = 0; i < sv->count; i++)
         free(sv->places[i]);
@@ -231,66 +236,136 @@ static int take_socket(pid_t pid, int fd)
     return sock;
 }
 
-/* Connects `sock` to the socket file that (`pid`'s) `path` names, when
- * that file lies in a writable place: through the file opened here, so
- * the path cannot be swapped after the check. 0 or an errno. */
-static int connect_path(struct bsh__supervisor *sv, pid_t pid, int sock,
-                        const char *path)
+/* Opens the socket file a Unix address names, when it lies in a writable
+ * place: the fd (connected to through /proc/self/fd, so the path cannot
+ * be swapped after the check), or -1 with errno. An abstract address is
+ * refused (bsh connecting in the run's stead would pass over the Landlock
+ * scope). */
+static int unix_target(const struct bsh__supervisor *sv, pid_t pid,
+                       const struct sockaddr_un *sun, int len)
 {
+    if (len <= (int)sizeof(sa_family_t) || sun->sun_family != AF_UNIX) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (sun->sun_path[0] == '\0') {
+        errno = EACCES;
+        return -1;
+    }
+    char path[sizeof(sun->sun_path) + 1]; /* 108 bytes may lack a NUL */
+    memcpy(path, sun->sun_path, sizeof(sun->sun_path));
+    path[sizeof(sun->sun_path)] = '\0';
     char self[64];
-    int target = open_in_place(sv, pid, AT_FDCWD, path, true, self);
-    if (target < 0)
-        return errno;
-    struct sockaddr_un via = {.sun_family = AF_UNIX};
-    snprintf(via.sun_path, sizeof(via.sun_path), "%s", self);
-    int err =
-        connect(sock, (struct sockaddr *)&via, sizeof(via)) < 0 ? errno : 0;
-    close(target);
+    return open_in_place(sv, pid, AT_FDCWD, path, true, self);
+}
+
+/* One connect attempt that does not block: to the opened socket file
+ * `target` (>= 0), or to `addr`. `*wait` says that a blocking socket must
+ * wait for it (a connect in progress, a listener's full backlog). 0 or an
+ * errno. */
+static int try_connect(int sock, int target, const void *addr, int len,
+                       bool *wait)
+{
+    int flags = fcntl(sock, F_GETFL);
+    bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
+    if (blocking) /* for this attempt only: the run sees its flags back */
+        fcntl(sock, F_SETFL, flags | O_NONBLOCK);
+    int rc;
+    if (target >= 0) {
+        struct sockaddr_un via = {.sun_family = AF_UNIX};
+        snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d",
+                 target);
+        rc = connect(sock, (const struct sockaddr *)&via, sizeof(via));
+    } else {
+        rc = connect(sock, (const struct sockaddr *)addr, (socklen_t)len);
+    }
+    int err = rc < 0 ? errno : 0;
+    if (blocking)
+        fcntl(sock, F_SETFL, flags);
+    *wait = blocking && (err == EINPROGRESS || (target >= 0 && err == EAGAIN));
     return err;
 }
 
-/* connect() of the run. Landlock does not cover connecting to a Unix
- * socket by path (/var/run/docker.sock, say, is a way out): bsh makes
- * that connection itself on the run's own socket, only to a socket file
- * in a writable place. An abstract address is refused (bsh connecting in
- * the run's stead would pass over the Landlock scope, and letting the
- * call go on would let the run swap the address for a path after the
- * check). A socket that is not a Unix one goes on as asked: its family
- * is fixed, so no address can take it to a Unix socket. */
-static int connect_unix(struct bsh__supervisor *sv, pid_t pid,
-                        const struct seccomp_data *d, bool *go_on)
+static void answer(const struct bsh__supervisor *sv, uint64_t id, int err);
+
+/* connect() of the run, on any socket: made here (see supervise.h). 0 or
+ * an errno; `*deferred` when it will be answered later. */
+static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
+                       const struct seccomp_data *d, bool *deferred)
 {
-    *go_on = false;
+    *deferred = false;
     int sock = take_socket(pid, (int)d->args[0]);
     if (sock < 0)
         return errno == EBADF ? EBADF : EACCES;
-    int domain = -1;
+    struct sockaddr_storage addr;
+    memset(&addr, 0, sizeof(addr));
+    int len = (int)d->args[2]; /* the kernel takes an int */
+    int domain = -1, target = -1, err = 0;
     socklen_t dlen = sizeof(domain);
-    struct sockaddr_un sun;
-    memset(&sun, 0, sizeof(sun));
-    socklen_t len = (socklen_t)d->args[2];
-    int err = 0;
     if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
         err = errno;
-    else if (domain != AF_UNIX)
-        *go_on = true;
-    else if (len > sizeof(sa_family_t) && len <= sizeof(sun) &&
-             !peek(pid, d->args[1], &sun, len))
-        err = EFAULT;
-    else if (len <= sizeof(sa_family_t) || len > sizeof(sun) ||
-             sun.sun_family != AF_UNIX)
+    else if (len < 0 || len > (int)sizeof(addr))
         err = EINVAL;
-    else if (sun.sun_path[0] == '\0')
-        err = EACCES;
-    else {
-        char path[sizeof(sun.sun_path) + 1]; /* the kernel takes 108 bytes
-                                                 without a NUL */
-        memcpy(path, sun.sun_path, sizeof(sun.sun_path));
-        path[sizeof(sun.sun_path)] = '\0';
-        err = connect_path(sv, pid, sock, path);
+    else if (len > 0 && !peek(pid, d->args[1], &addr, (size_t)len))
+        err = EFAULT; /* read once: what is connected to is what was read */
+    else if (domain == AF_UNIX &&
+             (target = unix_target(sv, pid, (struct sockaddr_un *)&addr, len)) <
+                 0)
+        err = errno;
+    bool wait = false;
+    if (err == 0)
+        err = try_connect(sock, target, &addr, len, &wait);
+    if (wait && sv->npending < BSH__PENDING_MAX) {
+        sv->pending[sv->npending++] =
+            (struct bsh__pending_connect){id, sock, target};
+        *deferred = true;
+        return 0;
     }
+    if (wait)
+        err = EAGAIN; /* too many waiting at once */
+    if (target >= 0)
+        close(target);
     close(sock);
     return err;
+}
+
+/* Whether pending connect `p` is done, with its outcome in `*err`. */
+static bool completed(struct bsh__pending_connect *p, int *err)
+{
+    bool wait = false;
+    if (p->target >= 0) { /* a full backlog: try again */
+        *err = try_connect(p->sock, p->target, NULL, 0, &wait);
+        return !wait;
+    }
+    struct pollfd pfd = {p->sock, POLLOUT, 0};
+    if (poll(&pfd, 1, 0) <= 0)
+        return false;
+    socklen_t elen = sizeof(*err);
+    if (getsockopt(p->sock, SOL_SOCKET, SO_ERROR, err, &elen) < 0)
+        *err = errno;
+    return true;
+}
+
+void bsh__supervisor_follow(struct bsh__supervisor *sv)
+{
+    for (size_t i = 0; i < sv->npending;) {
+        struct bsh__pending_connect *p = &sv->pending[i];
+        int err = 0;
+        /* A call that was interrupted (a signal) or whose process died is
+         * no longer waited for. */
+        bool gone =
+            ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &p->id) < 0;
+        if (!gone && !completed(p, &err)) {
+            i++;
+            continue;
+        }
+        if (!gone)
+            answer(sv, p->id, err);
+        if (p->target >= 0)
+            close(p->target);
+        close(p->sock);
+        sv->pending[i] = sv->pending[--sv->npending];
+    }
 }
 
 /* Sizes the notifications as the running kernel's structures. */
@@ -308,6 +383,18 @@ static bool ask_sizes(struct bsh__supervisor *sv)
     return true;
 }
 
+/* The run's call `id` returns -err (0: success). */
+static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
+{
+    struct seccomp_notif_resp *resp = calloc(1, sv->resp_size);
+    if (resp == NULL)
+        return; /* the call waits until the run ends */
+    resp->id = id;
+    resp->error = -err;
+    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+    free(resp);
+}
+
 bool bsh__supervisor_serve(struct bsh__supervisor *sv)
 {
     struct pollfd p = {sv->listener, POLLIN, 0};
@@ -318,13 +405,12 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
     if (sv->req_size == 0 && !ask_sizes(sv))
         return false;
     struct seccomp_notif *req = calloc(1, sv->req_size);
-    struct seccomp_notif_resp *resp = calloc(1, sv->resp_size);
-    if (req != NULL && resp != NULL &&
+    if (req != NULL &&
         ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         struct request rq;
         char path[PATH_MAX] = "";
         int err = EPERM;
-        bool go_on = false;
+        bool deferred = false;
         pid_t pid = (pid_t)req->pid;
         /* The process may have gone and its pid been reused since it
          * asked: only an id that is still valid is carried out. */
@@ -333,18 +419,14 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         if (!valid)
             err = ENOENT;
         else if (req->data.nr == SYS_connect)
-            err = connect_unix(sv, pid, &req->data, &go_on);
+            err = connect_for(sv, pid, req->id, &req->data, &deferred);
         else if (parse(&req->data, &rq) &&
                  (!rq.has_path ||
                   peek_path(pid, rq.path_addr, path, sizeof(path))))
             err = carry_out(sv, pid, &rq, path);
-        resp->id = req->id;
-        resp->error = go_on ? 0 : -err;
-        resp->val = 0;
-        resp->flags = go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
-        ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+        if (!deferred)
+            answer(sv, req->id, err);
     }
     free(req);
-    free(resp);
     return true;
 }

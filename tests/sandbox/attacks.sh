@@ -128,11 +128,12 @@ succeeded() { [ "$RC" -eq 0 ]; }
 
 # A Unix socket server outside the writable places.
 SOCK=$BASE/daemon.sock
+SOCK_LOG=$BASE/daemon.log # a line for each connection it accepted
 python3 -c "
 import socket
 s = socket.socket(socket.AF_UNIX); s.bind('$SOCK'); s.listen(16)
 while True:
-    c, _ = s.accept(); c.sendall(b'answered\n'); c.close()" &
+    c, _ = s.accept(); open('$SOCK_LOG', 'a').write('accepted\n'); c.sendall(b'answered\n'); c.close()" &
 PIDS+=($!)
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 chmod 777 "$BASE" && chmod 666 "$SOCK" # reachable by any user without the sandbox
@@ -198,6 +199,27 @@ attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_u
 attack "connect to a Unix socket outside (as to docker.sock)" no_setup \
     "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$SOCK\"); print(s.recv(9).decode())'" \
     socket_answered
+# The connect() race: one thread connects a netlink socket's fd number to
+# the daemon's path while another swaps a Unix socket onto that number;
+# a supervisor that checked the fd and let the kernel go on loses it.
+RACE="python3 -c 'import ctypes, os, socket, struct, threading
+libc = ctypes.CDLL(None, use_errno=True)
+path = b\"$SOCK\"
+addr = struct.pack(\"H\", socket.AF_UNIX) + path + bytes(108 - len(path))
+fd = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).detach()
+stop = False
+def swap():
+    while not stop:
+        for family, kind in ((socket.AF_UNIX, socket.SOCK_STREAM), (socket.AF_NETLINK, socket.SOCK_RAW)):
+            s = socket.socket(family, kind, 0); os.dup2(s.fileno(), fd); s.close()
+threading.Thread(target=swap, daemon=True).start()
+for i in range(3000):
+    if libc.connect(fd, addr, len(addr)) == 0:
+        break
+stop = True'"
+race_setup() { : >"$SOCK_LOG"; }
+daemon_reached() { sleep 0.2; [ -s "$SOCK_LOG" ]; }
+attack "connect() race: a Unix socket swapped onto a checked fd" race_setup "$RACE" daemon_reached
 attack "TCP connect to 127.0.0.1" no_setup "exec 3<>/dev/tcp/127.0.0.1/$PORT" succeeded
 attack "TCP listen" no_setup "python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()'" succeeded
 attack "UDP socket" no_setup "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", $PORT))'" succeeded
@@ -312,6 +334,44 @@ if [[ $OUT == *on-tty*/dev/pts/* ]]; then
 else
     failures=$((failures + 1))
     echo "workload write to the run's own terminal (PTY): FAILED: $OUT"
+fi
+
+# The supervisor cannot be frozen: connects to a listener whose backlog is
+# full and that never accepts wait in the run, not in bsh; the deadline
+# and a signal to bsh still end the run.
+rm -f "$WORK/full.sock"
+python3 -c "import socket, time
+s = socket.socket(socket.AF_UNIX); s.bind('$WORK/full.sock'); s.listen(0)
+time.sleep(60)" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -S "$WORK/full.sock" ] && break; sleep 0.1; done
+FILL="python3 -c 'import socket
+for i in range(20):
+    socket.socket(socket.AF_UNIX).connect(\"full.sock\"); print(\"connected\", i, flush=True)'"
+wtried=$((wtried + 2))
+t0=$SECONDS
+OUT=$(cd "$WORK" && "$BSH" run --sandbox -t 2000 "$FILL" 2>&1)
+RC=$?
+if [ $RC -eq 124 ] && [ $((SECONDS - t0)) -lt 6 ]; then
+    wpassed=$((wpassed + 1))
+    echo "workload a full backlog: the deadline ends the run (exit 124): passed"
+else
+    failures=$((failures + 1))
+    echo "workload a full backlog: the deadline ends the run: FAILED (exit $RC after $((SECONDS - t0)) s): $OUT"
+fi
+(cd "$WORK" && exec "$BSH" run --sandbox "$FILL") >/dev/null 2>&1 &
+p=$!
+sleep 1.5
+t0=$SECONDS
+kill -TERM $p
+wait $p
+RC=$?
+if [ $RC -eq 143 ] && [ $((SECONDS - t0)) -lt 4 ]; then
+    wpassed=$((wpassed + 1))
+    echo "workload a full backlog: SIGTERM to bsh ends the run (exit 143): passed"
+else
+    failures=$((failures + 1))
+    echo "workload a full backlog: SIGTERM to bsh ends the run: FAILED (exit $RC)"
 fi
 
 echo "attacks: $tried tried, $stopped stopped ($na not possible here without the sandbox)"
