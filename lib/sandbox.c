@@ -143,6 +143,84 @@ static int add_path(int ruleset, const char *path, uint64_t rights)
     return rc < 0 ? -1 : 0;
 }
 
+/* Directories that are never made writable: the system's trees (nor
+ * anything in them), and directories that hold others' files (not
+ * themselves: a project may lie in them). /dev/shm is the run's to use. */
+static const char *const system_trees[] = {
+    "/bin",       "/boot",        "/dev",         "/etc",       "/lib",
+    "/lib32",     "/lib64",       "/libx32",      "/proc",      "/sbin",
+    "/sys",       "/usr/bin",     "/usr/include", "/usr/lib",   "/usr/lib32",
+    "/usr/lib64", "/usr/libexec", "/usr/sbin",    "/usr/share",
+};
+static const char *const system_dirs[] = {
+    "/home", "/media", "/mnt",       "/opt",     "/run",     "/srv",
+    "/usr",  "/var",   "/usr/local", "/var/lib", "/var/log", "/var/cache",
+};
+
+/* Whether `real` is `dir` or lies under it. */
+static bool within(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(real, dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+/* Why the directory at real path `real` may not be writable, or NULL. The
+ * working directory and TMPDIR come from the caller (and through it from
+ * a model): `-e TMPDIR=/` must not make / writable. */
+static const char *refused_place(const char *real, const char *home)
+{
+    if (strcmp(real, "/") == 0)
+        return "it is the root directory";
+    if (within(real, "/dev/shm"))
+        return NULL;
+    for (size_t i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
+        if (within(real, system_trees[i]))
+            return "it is a system directory";
+    for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+        if (strcmp(real, system_dirs[i]) == 0)
+            return "it is a system directory";
+    if (home != NULL && strcmp(real, home) != 0 && within(home, real))
+        return "it holds the home directory";
+    return NULL;
+}
+
+/* Refuses (-1, `why` set) a writable place the run names that may not be
+ * one; a missing place passes (it gives nothing). */
+static int check_place(const char *what, const char *path, char *const *envp,
+                       char *why, size_t why_size)
+{
+    if (path == NULL)
+        return 0;
+    char *real = realpath(path, NULL);
+    if (real == NULL)
+        return 0;
+    const char *home_env = bsh__env_value(envp, "HOME");
+    char *home = home_env != NULL ? realpath(home_env, NULL) : NULL;
+    const char *reason = refused_place(real, home);
+    if (reason != NULL)
+        bsh__format(why, why_size, "sandbox: cannot make %s '%s' writable: %s",
+                    what, path, reason);
+    free(home);
+    free(real);
+    return reason != NULL ? -1 : 0;
+}
+
+/* The working directory, TMPDIR and the extra places: none may be one
+ * that must not be writable. */
+static int check_places(const struct bsh_sandbox *sb, const char *dir,
+                        const char *tmpdir, char *const *envp, char *why,
+                        size_t why_size)
+{
+    if (check_place("the working directory", dir, envp, why, why_size) < 0 ||
+        check_place("TMPDIR", tmpdir, envp, why, why_size) < 0)
+        return -1;
+    for (size_t i = 0; i < sb->write_count; i++)
+        if (check_place("the directory", sb->write_dirs[i], envp, why,
+                        why_size) < 0)
+            return -1;
+    return 0;
+}
+
 /* The Landlock ruleset of the run; -1 with `why` set. */
 static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         int abi, const char *cwd, char *const *envp, char *why,
@@ -182,6 +260,10 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
     const char *fixed[] = {dir,         "/tmp",      "/dev/null",
                            "/dev/zero", "/dev/full", "/dev/tty"};
+    if (check_places(sb, dir,
+                     tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : NULL, envp,
+                     why, why_size) < 0)
+        return -1;
     if (add_path(rs, "/", read) < 0) {
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;

@@ -240,6 +240,21 @@ expect "--sandbox: the working directory is writable, /etc is not" 1 "ok\n" \
     "bash: line 1: /etc/bsh-cli-sandbox: Permission denied\n" -- \
     run -C "$T" --sandbox 'echo a > mine && echo ok; echo b > /etc/bsh-cli-sandbox'
 expect "--sandbox=best-effort" 0 "ok\n" "" -- run --sandbox=best-effort 'echo ok'
+expect "--sandbox: TMPDIR=/ is refused, not made writable" 125 "" \
+    "bsh: sandbox: cannot make TMPDIR '/' writable: it is the root directory\n" -- \
+    run --sandbox -e TMPDIR=/ 'echo x > /bsh-cli-root'
+expect "--sandbox: a working directory of / is refused" 125 "" \
+    "bsh: sandbox: cannot make the working directory '/etc/..' writable: it is the root directory\n" -- \
+    run -C /etc/.. --sandbox true
+expect "--sandbox-write of a system directory is refused" 125 "" \
+    "bsh: sandbox: cannot make the directory '/usr/bin' writable: it is a system directory\n" -- \
+    run --sandbox --sandbox-write /usr/bin true
+mkdir -p "$T/home/me"
+HOME=$T/home/me expect "--sandbox-write above the home directory is refused" 125 "" \
+    "bsh: sandbox: cannot make the directory '$T/home' writable: it holds the home directory\n" -- \
+    run --sandbox --sandbox-write "$T/home" true
+HOME=$T/home/me expect "--sandbox: the home directory itself may be the working directory" 0 "ok\n" "" -- \
+    run -C "$T/home/me" --sandbox 'echo ok'
 expect "--sandbox=strict" 0 "ok\n" "" -- run --sandbox=strict 'echo ok'
 expect "a bad sandbox mode: 125" 125 "" \
     "bsh: invalid sandbox 'loose': expected strict or best-effort\n" -- \
@@ -252,7 +267,7 @@ expect "a --sandbox-write directory that cannot be opened: 125" 125 "" \
     run --sandbox --sandbox-write /nonexistent-bsh 'echo never'
 mkdir -p "$T/granted"
 expect "--sandbox-write DIR is writable" 0 "x\n" "" -- \
-    run -C / --sandbox --sandbox-write "$T/granted" "echo x > $T/granted/f && cat $T/granted/f"
+    run -C "$T" --sandbox --sandbox-write "$T/granted" "echo x > $T/granted/f && cat $T/granted/f"
 "$BSH" run --sandbox --report --json 'true' >"$T/report" 2>&1
 grep -q '"sandbox":{"mode":"strict","landlock_abi":[0-9]*,"layers":{"no_new_privs":"applied",' "$T/report"
 ok $? "--report --json: the sandbox key with each layer"
