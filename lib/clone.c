@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -154,13 +155,33 @@ CHILD_CODE static long send_listener(int sock, long fd)
     return rc;
 }
 
-/* The sandbox, last before bash: no new privileges (which the other two
- * need without CAP_SYS_ADMIN), the Landlock ruleset, the seccomp filter
- * with its listener for the supervisor. False when strict mode must
- * fail. */
+/* The capabilities a run has no use for, dropped as the parent planned
+ * (sandbox.c): from the bounding set first (that needs CAP_SETPCAP, which
+ * is kept), then from the effective, permitted and inheritable sets. */
+CHILD_CODE static long drop_capabilities(const struct bsh__sandbox *b)
+{
+    if (b->drop_bounding)
+        for (long cap = 0; cap < 64; cap++)
+            if (((b->drop >> cap) & 1) &&
+                syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0L, 0L, 0L) < 0)
+                return -1;
+    if (!b->drop_held)
+        return 0;
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2] = {
+        {b->caps[0], b->caps[1], b->caps[2]},
+        {b->caps[3], b->caps[4], b->caps[5]}};
+    return syscall(SYS_capset, &head, data);
+}
+
+/* The sandbox, last before bash: the capabilities, no new privileges
+ * (which the next two need without CAP_SYS_ADMIN), the Landlock ruleset,
+ * the seccomp filter with its listener for the supervisor. False when
+ * strict mode must fail. */
 CHILD_CODE static bool confine(struct bsh__sandbox *b, int *err)
 {
-    return layer(b, BSH_LAYER_NO_NEW_PRIVS,
+    return layer(b, BSH_LAYER_CAPABILITIES, drop_capabilities(b), err) &&
+           layer(b, BSH_LAYER_NO_NEW_PRIVS,
                  syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L),
                  err) &&
            (b->ruleset_fd < 0 ||

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ struct ll_path_beneath {
 #define SCOPE_ABI 6
 
 static const char *const layer_names[BSH_SANDBOX_LAYERS] = {
-    "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp"};
+    "no_new_privs",   "landlock_fs", "landlock_net",
+    "landlock_scope", "seccomp",     "capabilities"};
 
 const char *bsh_sandbox_layer_name(unsigned layer)
 {
@@ -97,6 +99,7 @@ void bsh__sandbox_layers(const struct bsh_sandbox *sb, int abi, bool seccomp,
         *(abi >= NET_ABI ? planned : missing) |= BSH_LAYER_LANDLOCK_NET;
     *(abi >= SCOPE_ABI ? planned : missing) |= BSH_LAYER_LANDLOCK_SCOPE;
     *(seccomp ? planned : missing) |= BSH_LAYER_SECCOMP;
+    *planned |= BSH_LAYER_CAPABILITIES; /* capset and prctl: every kernel */
 }
 
 void bsh_sandbox_probe(const struct bsh_sandbox *sb,
@@ -297,6 +300,57 @@ void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path)
         add_path(box->ruleset_fd, path, FILE_RIGHTS & ~LL_FS_EXECUTE);
 }
 
+/* The capabilities a run keeps (see BSH_LAYER_CAPABILITIES): what a
+ * root run writing only in its project may use. The rest reach the
+ * machine (SYS_ADMIN, NET_ADMIN, SYS_TIME, SYSLOG, SYS_MODULE, PERFMON,
+ * BPF, ...) or other processes (SYS_PTRACE, SYS_NICE, SYS_RESOURCE,
+ * IPC_OWNER, ...), or are unknown to this build (a newer kernel's). */
+#define CAPS_KEPT                                                       \
+    ((1ull << CAP_CHOWN) | (1ull << CAP_DAC_OVERRIDE) |                 \
+     (1ull << CAP_DAC_READ_SEARCH) | (1ull << CAP_FOWNER) |             \
+     (1ull << CAP_FSETID) | (1ull << CAP_KILL) | (1ull << CAP_SETGID) | \
+     (1ull << CAP_SETUID) | (1ull << CAP_SETPCAP) |                     \
+     (1ull << CAP_NET_BIND_SERVICE))
+
+/* The highest capability this kernel knows. */
+static int last_cap(void)
+{
+    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+    char text[16] = "";
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    int last = n > 0 ? atoi(text) : 0;
+    return last > 0 && last < 64 ? last : 40; /* CAP_CHECKPOINT_RESTORE */
+}
+
+/* What the child drops: planned here, where /proc may be read. Root gets
+ * its bounding set back at exec, so that is dropped too; a process with
+ * no capability has nothing to drop. */
+static void plan_capabilities(struct bsh__sandbox *box)
+{
+    int last = last_cap();
+    box->drop = (last == 63 ? ~0ull : (2ull << last) - 1) & ~CAPS_KEPT;
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof(data));
+    if (syscall(SYS_capget, &head, data) < 0)
+        memset(data, 0xff, sizeof(data)); /* unknown: drop as if held */
+    uint64_t held = 0;
+    for (int i = 0; i < 2; i++) {
+        held |= (uint64_t)(data[i].effective | data[i].permitted |
+                           data[i].inheritable)
+                << (32 * i);
+        box->caps[3 * i] = data[i].effective & (uint32_t)(~box->drop >> 32 * i);
+        box->caps[3 * i + 1] =
+            data[i].permitted & (uint32_t)(~box->drop >> 32 * i);
+        box->caps[3 * i + 2] =
+            data[i].inheritable & (uint32_t)(~box->drop >> 32 * i);
+    }
+    box->drop_held = (held & box->drop) != 0;
+    box->drop_bounding = getuid() == 0 || geteuid() == 0 || box->drop_held;
+}
+
 /* The first layer in `mask`, for a message. */
 static const char *first_layer(unsigned mask)
 {
@@ -354,6 +408,7 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
             bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
         return -1;
     }
+    plan_capabilities(box);
     box->planned = planned;
     return 0;
 }

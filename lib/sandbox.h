@@ -13,12 +13,20 @@
 
 #include <linux/filter.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bsh__sandbox {
     bool strict;
     int ruleset_fd;         /* Landlock; -1: none */
     struct sock_fprog prog; /* the seccomp filter (shared); len 0: none */
-    unsigned planned;       /* layers the child applies */
+    /* Capabilities to drop (bits of a 64-bit set): from the bounding set
+     * when `drop_bounding` (root gets it back at exec otherwise), and from
+     * the effective, permitted and inheritable sets, given in `caps`
+     * (capset's three 64-bit sets as two 32-bit halves), when `drop_held`. */
+    uint64_t drop;
+    bool drop_bounding, drop_held;
+    uint32_t caps[6];
+    unsigned planned; /* layers the child applies */
     /* Written by the child: the layers it could not apply (best effort
      * goes on without them), and in strict mode the errno that failed. */
     unsigned failed;

@@ -200,8 +200,15 @@ enum bsh_sandbox_layer {
      * stream, in the writable places only (it answers them while it is
      * driven). */
     BSH_LAYER_SECCOMP = 1u << 4,
+    /* Capabilities: of root's (or any held), only CHOWN, DAC_OVERRIDE,
+     * DAC_READ_SEARCH, FOWNER, FSETID, KILL, SETGID, SETUID, SETPCAP and
+     * NET_BIND_SERVICE are kept; every other one is dropped from the
+     * bounding, effective, permitted and inheritable (so ambient) sets
+     * before bash runs. A run without capabilities has nothing to drop
+     * (and no new privileges keeps it so): applied. */
+    BSH_LAYER_CAPABILITIES = 1u << 5,
 };
-#define BSH_SANDBOX_LAYERS 5
+#define BSH_SANDBOX_LAYERS 6
 
 /** What a sandbox confines (see SPEC 8 and the README). */
 struct bsh_sandbox {

@@ -282,7 +282,7 @@ grep -qx "limits of a run: memory $(yes_no -l memory=1G), pids $(yes_no -l pids=
 ok $? "doctor: the memory and pids limits as runs with them fare"
 "$BSH" doctor --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
-assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp"}
+assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities"}
 assert isinstance(d["landlock_abi"], int) and d["containment"] in ("cgroup", "subreaper")
 assert set(d["limits"]) == {"memory", "pids"} and all(isinstance(v, bool) for v in d["limits"].values())'
 ok $? "doctor --json: one object with the same facts"

@@ -279,6 +279,17 @@ attack "add a key to the user's keyring" no_setup \
 n = libc.syscall(248, b\"user\", b\"bsh-attack\", b\"x\", 1, -4)
 raise SystemExit(0 if n > 0 else 1)'" succeeded
 attack "SysV shared memory (ipcmk -M)" no_setup "id=\$(ipcmk -M 4096 | grep -o '[0-9]*\$') && ipcrm -m \$id" succeeded
+cap_in_force() { # cap_in_force N: python that exits 0 when capability N is effective
+    echo "python3 -c 'cap = int(open(\"/proc/self/status\").read().split(\"CapEff:\")[1].split()[0], 16)
+raise SystemExit(0 if cap >> $1 & 1 else 1)'"
+}
+attack "keep CAP_SYS_ADMIN" no_setup "$(cap_in_force 21)" succeeded
+attack "keep CAP_NET_ADMIN" no_setup "$(cap_in_force 12)" succeeded
+attack "keep CAP_SYS_TIME" no_setup "$(cap_in_force 25)" succeeded
+attack "keep CAP_SYS_PTRACE" no_setup "$(cap_in_force 19)" succeeded
+attack "keep CAP_MKNOD" no_setup "$(cap_in_force 27)" succeeded
+bounding_kept() { [[ $OUT == *"CapBnd:"* ]] && [ "$(printf '%d' "0x$(awk '/CapBnd/ {print $2}' <<<"$OUT")")" -gt $((0x5ff)) ] && [ "$(id -u)" -eq 0 ]; }
+attack "a root run keeps a bounding set to regain at exec" no_setup "grep CapBnd /proc/self/status" bounding_kept
 attack "set the host name" no_setup "hostname \$(hostname)" succeeded
 attack "watch every CPU (perf_event_open)" no_setup "python3 -c 'import ctypes, struct
 attr = struct.pack(\"<IIQQQQQ\", 1, 112, 0, 0, 0, 0, 0) + bytes(64)
