@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +83,14 @@ int bsh_landlock_abi(void)
     return abi > 0 ? (int)abi : 0;
 }
 
+/* Whether this process may load a filter with a listener: the kernel has
+ * seccomp filters and user notification, and no filter of the caller's
+ * refuses seccomp() itself (as some container runtimes' do). */
 static bool seccomp_available(void)
 {
-    return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    uint32_t action = SECCOMP_RET_USER_NOTIF;
+    return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
+           syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
 void bsh__sandbox_layers(const struct bsh_sandbox *sb, int abi, bool seccomp,
@@ -367,8 +373,9 @@ static void why_missing(unsigned missing, int abi, char *why, size_t why_size)
         !(missing & (BSH_LAYER_LANDLOCK_FS | BSH_LAYER_LANDLOCK_NET |
                      BSH_LAYER_LANDLOCK_SCOPE)))
         bsh__format(why, why_size,
-                    "sandbox: seccomp cannot be applied: this kernel has no "
-                    "seccomp filters");
+                    "sandbox: seccomp cannot be applied: seccomp filters are "
+                    "not to be had here (not in this kernel, or refused to "
+                    "this process; --sandbox=best-effort runs without it)");
     else
         bsh__format(
             why, why_size,
@@ -401,11 +408,17 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     if (abi >= 1 && make_ruleset(box, sb, abi, cwd, envp, why, why_size) < 0)
         return -1;
     if ((planned & BSH_LAYER_SECCOMP) &&
-        (bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0 ||
-         socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, box->notify_sock) <
-             0)) {
-        if (box->notify_sock[0] < 0)
-            bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
+        bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0) {
+        if (box->strict)
+            return -1;
+        planned &= ~(unsigned)BSH_LAYER_SECCOMP; /* best effort: without it */
+        box->report.missing |= BSH_LAYER_SECCOMP;
+        box->prog.len = 0;
+    }
+    if ((planned & BSH_LAYER_SECCOMP) &&
+        socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, box->notify_sock) <
+            0) {
+        bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
         return -1;
     }
     plan_capabilities(box);
