@@ -7,12 +7,12 @@
  * namespaces, kernel modules, BPF, kexec, io_uring (it makes sockets
  * without socket()), typing into a terminal (TIOCSTI, TIOCLINUX), chown,
  * device nodes, the limits and priorities of other processes, inode flags
- * and whole-file-system ioctls, the clock, the host name, the kernel log,
- * perf and fanotify, keyrings and SysV IPC. Each fails with EPERM, as a
- * denied call would without a sandbox, so that programs report it rather
- * than crash. Mode and time changes are handed to the supervisor. Calls of
- * another architecture (32-bit) kill the process: their numbers are not
- * filtered.
+ * outside the writable places and whole-file-system ioctls, the clock, the host
+ * name, the kernel log, perf and fanotify, keyrings and SysV IPC. Each fails
+ * with EPERM, as a denied call would without a sandbox, so that programs report
+ * it rather than crash. Mode and time changes are handed to the supervisor.
+ * Calls of another architecture (32-bit) kill the process: their numbers are
+ * not filtered.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -280,24 +280,23 @@ static int own_process_only(scmp_filter_ctx ctx)
 }
 
 /* File system ioctls that act on the whole file system (freeze, thaw,
- * trim, shut down, relabel) and inode flags (chattr: immutable,
- * append-only, no-dump), which no Landlock right covers. */
-static int deny_fs_ioctls(scmp_filter_ctx ctx)
+ * trim, shut down, relabel), and inode flags, which no Landlock right
+ * covers: chattr's FS_IOC_SETFLAGS goes to the supervisor, which carries
+ * it out in the writable places only; the 32-bit variant and FSSETXATTR
+ * (project ids, extended flags) are refused. */
+static int limit_fs_ioctls(scmp_filter_ctx ctx)
 {
     const unsigned long requests[] = {
-        FIFREEZE,
-        FITHAW,
-        FITRIM,
-        FS_IOC_SETFSLABEL,
-        FS_IOC_SHUTDOWN,
-        FS_IOC_SETFLAGS,
-        FS_IOC32_SETFLAGS,
+        FIFREEZE,          FITHAW,          FITRIM,
+        FS_IOC_SETFSLABEL, FS_IOC_SHUTDOWN, FS_IOC32_SETFLAGS,
         FS_IOC_FSSETXATTR,
     };
     for (size_t i = 0; i < COUNT(requests); i++)
         if (deny_ioctl(ctx, requests[i]) < 0)
             return -1;
-    return 0;
+    return seccomp_rule_add(
+        ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+        SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_SETFLAGS));
 }
 
 /* The filter as BPF: exported into a memory file, read back whole. */
@@ -363,7 +362,7 @@ static int build(bool allow_net, struct sock_fprog *prog)
         add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), beyond_the_run,
                     COUNT(beyond_the_run)) == 0 &&
         deny_device_nodes(ctx) == 0 && own_process_only(ctx) == 0 &&
-        deny_fs_ioctls(ctx) == 0 && limit_sockets(ctx, allow_net) == 0)
+        limit_fs_ioctls(ctx) == 0 && limit_sockets(ctx, allow_net) == 0)
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <stdint.h>
@@ -383,6 +384,44 @@ static bool ask_sizes(struct bsh__supervisor *sv)
     return true;
 }
 
+/* Inode flags that take a capability to change: the supervisor, which
+ * may hold it, never changes them for the run (its capabilities may have
+ * been dropped). */
+#define FLAGS_PRIVILEGED (FS_IMMUTABLE_FL | FS_APPEND_FL | FS_JOURNAL_DATA_FL)
+
+/* chattr (FS_IOC_SETFLAGS) of the run, which no Landlock right covers:
+ * carried out on the run's own open file, taken with pidfd_getfd, when
+ * that file lies in a writable place; the flags are read once. 0 or an
+ * errno. */
+static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
+                         const struct seccomp_data *d)
+{
+    int flags, old;
+    if ((unsigned int)d->args[1] != (unsigned int)FS_IOC_SETFLAGS)
+        return EPERM;
+    if (!peek(pid, d->args[2], &flags, sizeof(flags)))
+        return EFAULT;
+    int fd = take_socket(pid, (int)d->args[0]); /* any fd, not only sockets */
+    if (fd < 0)
+        return errno == EBADF ? EBADF : EACCES;
+    char self[64], real[PATH_MAX];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    if (n > 0)
+        real[n] = '\0';
+    int err = 0;
+    if (n <= 0 || !allowed(sv, real))
+        err = EACCES; /* as Landlock answers a write outside */
+    else if (ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
+        err = errno;
+    else if ((flags ^ old) & FLAGS_PRIVILEGED)
+        err = EPERM;
+    else if (ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
+        err = errno;
+    close(fd);
+    return err;
+}
+
 /* The run's call `id` returns -err (0: success). */
 static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
 {
@@ -420,6 +459,8 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
             err = ENOENT;
         else if (req->data.nr == SYS_connect)
             err = connect_for(sv, pid, req->id, &req->data, &deferred);
+        else if (req->data.nr == SYS_ioctl)
+            err = set_flags_for(sv, pid, &req->data);
         else if (parse(&req->data, &rq) &&
                  (!rq.has_path ||
                   peek_path(pid, rq.path_addr, path, sizeof(path))))

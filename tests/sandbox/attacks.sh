@@ -331,6 +331,8 @@ workload "a Unix socket in the working directory" \
 s = socket.socket(socket.AF_UNIX); s.bind(\"local.sock\"); s.listen(1)
 threading.Thread(target=lambda: s.accept()[0].sendall(b\"local-ok\"), daemon=True).start()
 c = socket.socket(socket.AF_UNIX); c.connect(\"local.sock\"); print(c.recv(8).decode())'" local-ok
+workload "chattr +d and -d in the working directory (the supervisor)" \
+    "touch flagged && chattr +d flagged && lsattr flagged | cut -c1-8 && chattr -d flagged" "------d-"
 workload "a pipeline and a subshell" "seq 1000 | sort -n | tail -1 | (read n; echo \$((n + 1)))" 1001
 workload "name resolution, nice, ulimit, a FIFO, a socketpair" \
     "getent ahosts localhost > /dev/null && nice -n 3 true && ulimit -n 100 &&
