@@ -156,22 +156,23 @@ CHILD_CODE static long send_listener(int sock, long fd)
 }
 
 /* The capabilities a run has no use for, dropped as the parent planned
- * (sandbox.c): from the bounding set first (that needs CAP_SETPCAP, which
- * is kept), then from the effective, permitted and inheritable sets. */
+ * (sandbox.c): from the sets it holds first (capset needs no privilege),
+ * then from the bounding set (that needs CAP_SETPCAP, which is kept). */
 CHILD_CODE static long drop_capabilities(const struct bsh__sandbox *b)
 {
-    if (b->drop_bounding)
-        for (long cap = 0; cap < 64; cap++)
-            if (((b->drop >> cap) & 1) &&
-                syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0L, 0L, 0L) < 0)
-                return -1;
-    if (!b->drop_held)
-        return 0;
-    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
-    struct __user_cap_data_struct data[2] = {
-        {b->caps[0], b->caps[1], b->caps[2]},
-        {b->caps[3], b->caps[4], b->caps[5]}};
-    return syscall(SYS_capset, &head, data);
+    if (b->drop_held) {
+        struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct data[2] = {
+            {b->caps[0], b->caps[1], b->caps[2]},
+            {b->caps[3], b->caps[4], b->caps[5]}};
+        if (syscall(SYS_capset, &head, data) < 0)
+            return -1;
+    }
+    for (long cap = 0; cap < 64; cap++)
+        if (((b->drop >> cap) & 1) &&
+            syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0L, 0L, 0L) < 0)
+            return -1;
+    return 0;
 }
 
 /* The sandbox, last before bash: the capabilities, no new privileges

@@ -152,84 +152,6 @@ static int add_path(int ruleset, const char *path, uint64_t rights)
     return rc < 0 ? -1 : 0;
 }
 
-/* Directories that are never made writable: the system's trees (nor
- * anything in them), and directories that hold others' files (not
- * themselves: a project may lie in them). /dev/shm is the run's to use. */
-static const char *const system_trees[] = {
-    "/bin",       "/boot",        "/dev",         "/etc",       "/lib",
-    "/lib32",     "/lib64",       "/libx32",      "/proc",      "/sbin",
-    "/sys",       "/usr/bin",     "/usr/include", "/usr/lib",   "/usr/lib32",
-    "/usr/lib64", "/usr/libexec", "/usr/sbin",    "/usr/share",
-};
-static const char *const system_dirs[] = {
-    "/home", "/media", "/mnt",       "/opt",     "/run",     "/srv",
-    "/usr",  "/var",   "/usr/local", "/var/lib", "/var/log", "/var/cache",
-};
-
-/* Whether `real` is `dir` or lies under it. */
-static bool within(const char *real, const char *dir)
-{
-    size_t n = strlen(dir);
-    return strncmp(real, dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
-}
-
-/* Why the directory at real path `real` may not be writable, or NULL. The
- * working directory and TMPDIR come from the caller (and through it from
- * a model): `-e TMPDIR=/` must not make / writable. */
-static const char *refused_place(const char *real, const char *home)
-{
-    if (strcmp(real, "/") == 0)
-        return "it is the root directory";
-    if (within(real, "/dev/shm"))
-        return NULL;
-    for (size_t i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
-        if (within(real, system_trees[i]))
-            return "it is a system directory";
-    for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-        if (strcmp(real, system_dirs[i]) == 0)
-            return "it is a system directory";
-    if (home != NULL && strcmp(real, home) != 0 && within(home, real))
-        return "it holds the home directory";
-    return NULL;
-}
-
-/* Refuses (-1, `why` set) a writable place the run names that may not be
- * one; a missing place passes (it gives nothing). */
-static int check_place(const char *what, const char *path, char *const *envp,
-                       char *why, size_t why_size)
-{
-    if (path == NULL)
-        return 0;
-    char *real = realpath(path, NULL);
-    if (real == NULL)
-        return 0;
-    const char *home_env = bsh__env_value(envp, "HOME");
-    char *home = home_env != NULL ? realpath(home_env, NULL) : NULL;
-    const char *reason = refused_place(real, home);
-    if (reason != NULL)
-        bsh__format(why, why_size, "sandbox: cannot make %s '%s' writable: %s",
-                    what, path, reason);
-    free(home);
-    free(real);
-    return reason != NULL ? -1 : 0;
-}
-
-/* The working directory, TMPDIR and the extra places: none may be one
- * that must not be writable. */
-static int check_places(const struct bsh_sandbox *sb, const char *dir,
-                        const char *tmpdir, char *const *envp, char *why,
-                        size_t why_size)
-{
-    if (check_place("the working directory", dir, envp, why, why_size) < 0 ||
-        check_place("TMPDIR", tmpdir, envp, why, why_size) < 0)
-        return -1;
-    for (size_t i = 0; i < sb->write_count; i++)
-        if (check_place("the directory", sb->write_dirs[i], envp, why,
-                        why_size) < 0)
-            return -1;
-    return 0;
-}
-
 /* The Landlock ruleset of the run; -1 with `why` set. */
 static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         int abi, const char *cwd, char *const *envp, char *why,
@@ -269,9 +191,9 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
     const char *fixed[] = {dir,         "/tmp",      "/dev/null",
                            "/dev/zero", "/dev/full", "/dev/tty"};
-    if (check_places(sb, dir,
-                     tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : NULL, envp,
-                     why, why_size) < 0)
+    if (bsh__places_check(sb, dir,
+                          tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : NULL,
+                          envp, why, why_size) < 0)
         return -1;
     if (add_path(rs, "/", read) < 0) {
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
@@ -318,43 +240,46 @@ void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path)
      (1ull << CAP_SETUID) | (1ull << CAP_SETPCAP) |                     \
      (1ull << CAP_NET_BIND_SERVICE))
 
-/* The highest capability this kernel knows. */
-static int last_cap(void)
+/* The capabilities in this process's bounding set (PR_CAPBSET_READ
+ * answers EINVAL past the last one this kernel knows). */
+static uint64_t bounding_set(void)
 {
-    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-    char text[16] = "";
-    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    int last = n > 0 ? atoi(text) : 0;
-    return last > 0 && last < 64 ? last : 40; /* CAP_CHECKPOINT_RESTORE */
+    uint64_t set = 0;
+    for (int cap = 0; cap < 64; cap++) {
+        int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+        if (in < 0)
+            break;
+        if (in > 0)
+            set |= 1ull << cap;
+    }
+    return set;
 }
 
-/* What the child drops: planned here, where /proc may be read. Root gets
- * its bounding set back at exec, so that is dropped too; a process with
- * no capability has nothing to drop. */
+/* What the child drops, planned here: what it holds goes with capset
+ * (no privilege needed); root gets its bounding set back at exec, so for
+ * root what is left there goes too (that needs CAP_SETPCAP: without it
+ * the layer fails). A process without capabilities and not root has
+ * nothing to drop: no new privileges keeps it so. */
 static void plan_capabilities(struct bsh__sandbox *box)
 {
-    int last = last_cap();
-    box->drop = (last == 63 ? ~0ull : (2ull << last) - 1) & ~CAPS_KEPT;
     struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];
     memset(data, 0, sizeof(data));
     if (syscall(SYS_capget, &head, data) < 0)
         memset(data, 0xff, sizeof(data)); /* unknown: drop as if held */
     uint64_t held = 0;
-    for (int i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2; i++) {
+        uint32_t keep = (uint32_t)(CAPS_KEPT >> (32 * i));
         held |= (uint64_t)(data[i].effective | data[i].permitted |
                            data[i].inheritable)
                 << (32 * i);
-        box->caps[3 * i] = data[i].effective & (uint32_t)(~box->drop >> 32 * i);
-        box->caps[3 * i + 1] =
-            data[i].permitted & (uint32_t)(~box->drop >> 32 * i);
-        box->caps[3 * i + 2] =
-            data[i].inheritable & (uint32_t)(~box->drop >> 32 * i);
+        box->caps[3 * i] = data[i].effective & keep;
+        box->caps[3 * i + 1] = data[i].permitted & keep;
+        box->caps[3 * i + 2] = data[i].inheritable & keep;
     }
-    box->drop_held = (held & box->drop) != 0;
-    box->drop_bounding = getuid() == 0 || geteuid() == 0 || box->drop_held;
+    box->drop_held = (held & ~CAPS_KEPT) != 0;
+    bool root = getuid() == 0 || geteuid() == 0;
+    box->drop = root ? bounding_set() & ~CAPS_KEPT : 0;
 }
 
 /* The first layer in `mask`, for a message. */
@@ -395,6 +320,7 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     box->ruleset_fd = -1;
     box->notify_sock[0] = box->notify_sock[1] = -1;
     bsh__supervisor_init(&box->sup);
+    box->sup.allow_net = sb->allow_net;
     box->strict = sb->mode == BSH_SANDBOX_STRICT;
     int abi = bsh_landlock_abi();
     unsigned planned, missing, off;

@@ -19,13 +19,13 @@ struct bsh__sandbox {
     bool strict;
     int ruleset_fd;         /* Landlock; -1: none */
     struct sock_fprog prog; /* the seccomp filter (shared); len 0: none */
-    /* Capabilities to drop (bits of a 64-bit set): from the bounding set
-     * when `drop_bounding` (root gets it back at exec otherwise), and from
-     * the effective, permitted and inheritable sets, given in `caps`
-     * (capset's three 64-bit sets as two 32-bit halves), when `drop_held`. */
-    uint64_t drop;
-    bool drop_bounding, drop_held;
+    /* Capabilities to drop: the sets to keep (capset's effective,
+     * permitted and inheritable, each as two 32-bit halves), given when
+     * `drop_held`, and what leaves the bounding set (root's: it gets it
+     * back at exec otherwise), one bit per capability. */
+    bool drop_held;
     uint32_t caps[6];
+    uint64_t drop;
     unsigned planned; /* layers the child applies */
     /* Written by the child: the layers it could not apply (best effort
      * goes on without them), and in strict mode the errno that failed. */
@@ -45,6 +45,15 @@ struct bsh__sandbox {
 int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                          const char *cwd, char *const *envp, char *why,
                          size_t why_size);
+
+/* places.c: whether the working directory `dir`, `tmpdir` (NULL: none)
+ * and sb's write_dirs may be writable: none may be /, a system directory,
+ * one that holds the home directory (from the user database or the run's
+ * HOME), and TMPDIR must lie in /tmp, /var/tmp, /dev/shm, `dir` or a
+ * write_dir. 0, or -1 with the reason in `why`. */
+int bsh__places_check(const struct bsh_sandbox *sb, const char *dir,
+                      const char *tmpdir, char *const *envp, char *why,
+                      size_t why_size);
 
 /* Lets the run write the file `path` (its terminal); best effort. */
 void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path);

@@ -42,7 +42,8 @@
 #ifndef FS_IOC32_SETFLAGS
 #    define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
-#define FCHMODAT2_X86_64 452 /* Linux 6.6; older libseccomp has no name */
+#define FCHMODAT2_X86_64    452 /* Linux 6.6; older libseccomp has no name */
+#define FILE_SETATTR_X86_64 469 /* Linux 6.17 */
 
 static const char *const denied[] = {
     "mount",
@@ -294,6 +295,15 @@ static int limit_fs_ioctls(scmp_filter_ctx ctx)
     for (size_t i = 0; i < COUNT(requests); i++)
         if (deny_ioctl(ctx, requests[i]) < 0)
             return -1;
+    /* file_setattr (Linux 6.17) sets the same extended flags by path. */
+    int setattr = seccomp_syscall_resolve_name("file_setattr");
+#if defined(__x86_64__)
+    if (setattr == __NR_SCMP_ERROR)
+        setattr = FILE_SETATTR_X86_64;
+#endif
+    if (setattr != __NR_SCMP_ERROR &&
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), setattr, 0) < 0)
+        return -1;
     return seccomp_rule_add(
         ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_SETFLAGS));

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -269,7 +270,17 @@ static int try_connect(int sock, int target, const void *addr, int len,
 {
     int flags = fcntl(sock, F_GETFL);
     bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
-    if (blocking) /* for this attempt only: the run sees its flags back */
+    /* O_NONBLOCK for this attempt only (the run sees its flags back). The
+     * flag is the run's file description's: should another of its threads
+     * clear it in between, a send timeout of a millisecond still bounds
+     * the connect (the kernel's connect looks at both). */
+    struct timeval saved_timeout = {0, 0}, brief = {0, 1000};
+    socklen_t tlen = sizeof(saved_timeout);
+    bool timed = blocking && getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO,
+                                        &saved_timeout, &tlen) == 0;
+    if (timed)
+        setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &brief, sizeof(brief));
+    if (blocking)
         fcntl(sock, F_SETFL, flags | O_NONBLOCK);
     int rc;
     if (target >= 0) {
@@ -283,11 +294,23 @@ static int try_connect(int sock, int target, const void *addr, int len,
     int err = rc < 0 ? errno : 0;
     if (blocking)
         fcntl(sock, F_SETFL, flags);
-    *wait = blocking && (err == EINPROGRESS || (target >= 0 && err == EAGAIN));
+    if (timed)
+        setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &saved_timeout,
+                   sizeof(saved_timeout));
+    /* EALREADY: the call was restarted (a signal) while an attempt of
+     * ours was in progress; the kernel would go on waiting, so do we. */
+    *wait = blocking && (err == EINPROGRESS || err == EALREADY ||
+                         (target >= 0 && err == EAGAIN));
     return err;
 }
 
 static void answer(const struct bsh__supervisor *sv, uint64_t id, int err);
+
+/* Whether the run's call `id` still waits for its answer. */
+static bool still_waiting(const struct bsh__supervisor *sv, uint64_t id)
+{
+    return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
 
 /* connect() of the run, on any socket: made here (see supervise.h). 0 or
  * an errno; `*deferred` when it will be answered later. */
@@ -304,15 +327,21 @@ static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
     int domain = -1, target = -1, err = 0;
     socklen_t dlen = sizeof(domain);
     if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
-        err = errno;
-    else if (len < 0 || len > (int)sizeof(addr))
+        domain = -1; /* not a socket: connect() says so (ENOTSOCK) */
+    if (len < 0 || len > (int)sizeof(addr))
         err = EINVAL;
     else if (len > 0 && !peek(pid, d->args[1], &addr, (size_t)len))
         err = EFAULT; /* read once: what is connected to is what was read */
+    else if (!sv->allow_net && (domain == AF_INET || domain == AF_INET6))
+        err = EACCES; /* as Landlock answers a TCP connect without it */
     else if (domain == AF_UNIX &&
              (target = unix_target(sv, pid, (struct sockaddr_un *)&addr, len)) <
                  0)
         err = errno;
+    /* What was read is the asking process's only while its call still
+     * waits (its pid may have been reused since). */
+    if (err == 0 && !still_waiting(sv, id))
+        err = ENOENT;
     bool wait = false;
     if (err == 0)
         err = try_connect(sock, target, &addr, len, &wait);
@@ -394,7 +423,7 @@ static bool ask_sizes(struct bsh__supervisor *sv)
  * that file lies in a writable place; the flags are read once. 0 or an
  * errno. */
 static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
-                         const struct seccomp_data *d)
+                         uint64_t id, const struct seccomp_data *d)
 {
     int flags, old;
     if ((unsigned int)d->args[1] != (unsigned int)FS_IOC_SETFLAGS)
@@ -410,14 +439,16 @@ static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
     if (n > 0)
         real[n] = '\0';
     int err = 0;
-    if (n <= 0 || !allowed(sv, real))
+    if (!still_waiting(sv, id))
+        err = ENOENT;
+    else if (n <= 0 || !allowed(sv, real))
         err = EACCES; /* as Landlock answers a write outside */
     else if (ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
         err = errno;
-    else if ((flags ^ old) & FLAGS_PRIVILEGED)
-        err = EPERM;
-    else if (ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
-        err = errno;
+    else
+        err = ((flags ^ old) & FLAGS_PRIVILEGED) != 0  ? EPERM
+              : ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? errno
+                                                       : 0;
     close(fd);
     return err;
 }
@@ -425,13 +456,18 @@ static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
 /* The run's call `id` returns -err (0: success). */
 static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
 {
-    struct seccomp_notif_resp *resp = calloc(1, sv->resp_size);
-    if (resp == NULL)
-        return; /* the call waits until the run ends */
-    resp->id = id;
-    resp->error = -err;
-    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
-    free(resp);
+    /* On the stack: an answer is never lost to a failed allocation (the
+     * run's call would wait until the run ends). */
+    union {
+        struct seccomp_notif_resp resp;
+        char room[256]; // cppcheck-suppress unusedStructMember
+    } buf;
+    memset(&buf, 0, sizeof(buf));
+    if (sv->resp_size > sizeof(buf))
+        return; /* a kernel's answer larger than 256 bytes: not yet */
+    buf.resp.id = id;
+    buf.resp.error = -err;
+    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &buf.resp);
 }
 
 bool bsh__supervisor_serve(struct bsh__supervisor *sv)
@@ -460,7 +496,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         else if (req->data.nr == SYS_connect)
             err = connect_for(sv, pid, req->id, &req->data, &deferred);
         else if (req->data.nr == SYS_ioctl)
-            err = set_flags_for(sv, pid, &req->data);
+            err = set_flags_for(sv, pid, req->id, &req->data);
         else if (parse(&req->data, &rq) &&
                  (!rq.has_path ||
                   peek_path(pid, rq.path_addr, path, sizeof(path))))

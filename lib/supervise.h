@@ -47,6 +47,7 @@ struct bsh__supervisor {
     size_t req_size, resp_size;
     struct bsh__pending_connect pending[BSH__PENDING_MAX];
     size_t npending;
+    bool allow_net; /* IPv4/IPv6 connects are made (else EACCES) */
 };
 
 void bsh__supervisor_init(struct bsh__supervisor *sv);

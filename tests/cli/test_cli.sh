@@ -243,6 +243,12 @@ expect "--sandbox=best-effort" 0 "ok\n" "" -- run --sandbox=best-effort 'echo ok
 expect "--sandbox: TMPDIR=/ is refused, not made writable" 125 "" \
     "bsh: sandbox: cannot make TMPDIR '/' writable: it is the root directory\n" -- \
     run --sandbox -e TMPDIR=/ 'echo x > /bsh-cli-root'
+expect "--sandbox: a TMPDIR outside the temporary places is refused" 125 "" \
+    "bsh: sandbox: cannot make TMPDIR '/var/lib/dpkg' writable: it lies outside /tmp, /var/tmp, /dev/shm, the working directory and the directories made writable\n" -- \
+    run -C "$T" --sandbox -e TMPDIR=/var/lib/dpkg true
+expect "--sandbox: nothing under /run is made writable" 125 "" \
+    "bsh: sandbox: cannot make the directory '/run' writable: it is a system directory\n" -- \
+    run -C "$T" --sandbox --sandbox-write /run true
 expect "--sandbox: a working directory of / is refused" 125 "" \
     "bsh: sandbox: cannot make the working directory '/etc/..' writable: it is the root directory\n" -- \
     run -C /etc/.. --sandbox true

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which directories a sandboxed run may be given to write (see
+ * sandbox.h). The working directory and TMPDIR come from the caller, and
+ * through it often from a model (`-e TMPDIR=/`, a session's `cd`): none
+ * may open the system, the user's other files or a socket that leads out.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sandbox.h"
+
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The system's trees: never writable, nor anything in them (/run holds
+ * the user's D-Bus and container sockets). */
+static const char *const system_trees[] = {
+    "/bin",           "/boot",
+    "/dev",           "/etc",
+    "/lib",           "/lib32",
+    "/lib64",         "/libx32",
+    "/proc",          "/run",
+    "/sbin",          "/sys",
+    "/usr/bin",       "/usr/include",
+    "/usr/lib",       "/usr/lib32",
+    "/usr/lib64",     "/usr/libexec",
+    "/usr/sbin",      "/usr/share",
+    "/usr/local/bin", "/usr/local/sbin",
+    "/usr/local/lib", "/var/spool",
+};
+
+/* Directories that hold others' files: not themselves (a project may lie
+ * in them). */
+static const char *const shared_dirs[] = {
+    "/home",      "/media", "/mnt",     "/opt",     "/srv",       "/usr",
+    "/usr/local", "/var",   "/var/lib", "/var/log", "/var/cache",
+};
+
+/* Where a TMPDIR may lie (or in the working directory, or in a place
+ * named writable). */
+static const char *const temporary_dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether `real` is `dir` or lies under it. */
+static bool within(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(real, dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+/* Whether directory `real` holds `home` (and is not it). */
+static bool holds(const char *real, const char *home)
+{
+    return home != NULL && strcmp(real, home) != 0 && within(home, real);
+}
+
+/* The home directory's real path from the user database, which the run's
+ * environment cannot change; NULL when there is none. */
+static char *passwd_home(void)
+{
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) != 0 ||
+        found == NULL || pw.pw_dir == NULL)
+        return NULL;
+    return realpath(pw.pw_dir, NULL);
+}
+
+/* Why the directory at real path `real` may not be writable, or NULL. */
+static const char *refused(const char *real, const char *home,
+                           const char *env_home)
+{
+    if (strcmp(real, "/") == 0)
+        return "it is the root directory";
+    if (within(real, "/dev/shm"))
+        return NULL;
+    for (size_t i = 0; i < COUNT(system_trees); i++)
+        if (within(real, system_trees[i]))
+            return "it is a system directory";
+    for (size_t i = 0; i < COUNT(shared_dirs); i++)
+        if (strcmp(real, shared_dirs[i]) == 0)
+            return "it is a system directory";
+    if (holds(real, home) || holds(real, env_home))
+        return "it holds the home directory";
+    return NULL;
+}
+
+/* Whether TMPDIR's real path lies where temporary files may. */
+static bool temporary_place(const char *real, const char *dir,
+                            const struct bsh_sandbox *sb)
+{
+    for (size_t i = 0; i < COUNT(temporary_dirs); i++)
+        if (within(real, temporary_dirs[i]))
+            return true;
+    bool found = false;
+    for (size_t i = 0; i <= sb->write_count && !found; i++) {
+        const char *place = i < sb->write_count ? sb->write_dirs[i] : dir;
+        char *place_real = place != NULL ? realpath(place, NULL) : NULL;
+        found = place_real != NULL && within(real, place_real);
+        free(place_real);
+    }
+    return found;
+}
+
+struct homes {
+    char *passwd, *env;
+};
+
+/* One place: -1 with `why` when it may not be writable; a missing one
+ * passes (it gives nothing). */
+static int check(const char *what, const char *path, const struct homes *h,
+                 char *why, size_t why_size)
+{
+    char *real = path != NULL ? realpath(path, NULL) : NULL;
+    if (real == NULL)
+        return 0;
+    const char *reason = refused(real, h->passwd, h->env);
+    if (reason != NULL)
+        bsh__format(why, why_size, "sandbox: cannot make %s '%s' writable: %s",
+                    what, path, reason);
+    free(real);
+    return reason != NULL ? -1 : 0;
+}
+
+int bsh__places_check(const struct bsh_sandbox *sb, const char *dir,
+                      const char *tmpdir, char *const *envp, char *why,
+                      size_t why_size)
+{
+    const char *env_home = bsh__env_value(envp, "HOME");
+    struct homes h = {passwd_home(),
+                      env_home != NULL ? realpath(env_home, NULL) : NULL};
+    int rc = check("the working directory", dir, &h, why, why_size);
+    if (rc == 0)
+        rc = check("TMPDIR", tmpdir, &h, why, why_size);
+    for (size_t i = 0; rc == 0 && i < sb->write_count; i++)
+        rc = check("the directory", sb->write_dirs[i], &h, why, why_size);
+    char *tmp_real = rc == 0 && tmpdir != NULL ? realpath(tmpdir, NULL) : NULL;
+    if (tmp_real != NULL && !temporary_place(tmp_real, dir, sb)) {
+        bsh__format(why, why_size,
+                    "sandbox: cannot make TMPDIR '%s' writable: it lies "
+                    "outside /tmp, /var/tmp, /dev/shm, the working directory "
+                    "and the directories made writable",
+                    tmpdir);
+        rc = -1;
+    }
+    free(tmp_real);
+    free(h.passwd);
+    free(h.env);
+    return rc;
+}
