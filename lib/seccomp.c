@@ -168,12 +168,12 @@ static bool family_allowed(unsigned family, bool allow_net)
 static int allow_families(scmp_filter_ctx ctx, int call, bool allow_net)
 {
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
-                         SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT)) < 0)
+                         SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT, 0)) < 0)
         return -1;
     for (unsigned f = 0; f < FAMILY_LIMIT; f++)
         if (!family_allowed(f, allow_net) &&
             seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
-                             SCMP_A0(SCMP_CMP_EQ, f)) < 0)
+                             SCMP_A0(SCMP_CMP_EQ, f, 0)) < 0)
             return -1;
     return 0;
 }
@@ -185,8 +185,8 @@ static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
         return -1;
     /* Netlink for routes only: NETLINK_ROUTE is protocol 0. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-                            SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-                            SCMP_A2(SCMP_CMP_NE, 0));
+                            SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),
+                            SCMP_A2(SCMP_CMP_NE, 0, 0));
 }
 
 /* Calls whose only use in a run would be to reach past it: the clock, the
@@ -256,26 +256,27 @@ static int own_process_only(scmp_filter_ctx ctx)
         int nr = seccomp_syscall_resolve_name(by_pid[i]);
         if (nr != __NR_SCMP_ERROR &&
             seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                             SCMP_A0(SCMP_CMP_NE, 0)) < 0)
+                             SCMP_A0(SCMP_CMP_NE, 0, 0)) < 0)
             return -1;
     }
     /* prlimit64(pid, resource, new, old): reading another's is harmless. */
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 2,
-                         SCMP_A0(SCMP_CMP_NE, 0), SCMP_A2(SCMP_CMP_NE, 0)) < 0)
+                         SCMP_A0(SCMP_CMP_NE, 0, 0),
+                         SCMP_A2(SCMP_CMP_NE, 0, 0)) < 0)
         return -1;
     /* setpriority(which, who): PRIO_PROCESS 0 only (PRIO_USER 0 is every
      * process of the user); ioprio_set(which, who): IOPRIO_WHO_PROCESS 0. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority),
-                            1, SCMP_A0(SCMP_CMP_NE, 0)) < 0 ||
+                            1, SCMP_A0(SCMP_CMP_NE, 0, 0)) < 0 ||
                    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
                                     SCMP_SYS(setpriority), 1,
-                                    SCMP_A1(SCMP_CMP_NE, 0)) < 0 ||
+                                    SCMP_A1(SCMP_CMP_NE, 0, 0)) < 0 ||
                    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
                                     SCMP_SYS(ioprio_set), 1,
-                                    SCMP_A0(SCMP_CMP_NE, 1)) < 0 ||
+                                    SCMP_A0(SCMP_CMP_NE, 1, 0)) < 0 ||
                    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
                                     SCMP_SYS(ioprio_set), 1,
-                                    SCMP_A1(SCMP_CMP_NE, 0)) < 0
+                                    SCMP_A1(SCMP_CMP_NE, 0, 0)) < 0
                ? -1
                : 0;
 }

@@ -11,6 +11,7 @@
  */
 #include "catalog.h"
 #include "era.h"
+#include "mono.h"
 #include "orphans.h"
 #include "signal_read.h"
 #include "task.h"
@@ -26,6 +27,10 @@
 /* The input buffer holds one line of up to max_line bytes plus one read. */
 #define READ_SIZE 65536
 
+/* How long requests are handled at a stretch before the runs move on: a
+ * flood of requests must not hold a call past its deadline. */
+#define LINES_BUDGET_MS 20.0
+
 struct server {
     const struct mcp_config *cfg;
     struct registry runs; /* the runs held and the calls waiting on them */
@@ -35,6 +40,7 @@ struct server {
     struct pollfd *pfds; /* the poll set, grown as calls are added */
     size_t pfds_cap;
     bool skipping; /* inside a line that was too long */
+    bool backlog;  /* complete lines wait: taken after the runs moved */
     bool eof;
     int stop_signal; /* a signal that asked the server to stop, or 0 */
     struct spill_dir spill;
@@ -170,11 +176,18 @@ static void handle_message(struct server *sv, const char *text, size_t len)
     json_decref(msg);
 }
 
-/* Takes the complete lines out of the input buffer. */
+/* Takes the complete lines out of the input buffer, for at most
+ * LINES_BUDGET_MS; what is left waits for the next turn (sv->backlog). */
 static void take_lines(struct server *sv)
 {
     size_t start = 0;
+    double until = mono_ms() + LINES_BUDGET_MS;
+    sv->backlog = false;
     for (;;) {
+        if (mono_ms() > until) {
+            sv->backlog = memchr(sv->line + start, '\n', sv->len - start);
+            break;
+        }
         char *nl = memchr(sv->line + start, '\n', sv->len - start);
         if (nl == NULL)
             break;
@@ -189,7 +202,7 @@ static void take_lines(struct server *sv)
     }
     memmove(sv->line, sv->line + start, sv->len - start);
     sv->len -= start;
-    if (sv->len > sv->cfg->max_line) {
+    if (!sv->backlog && sv->len > sv->cfg->max_line) {
         if (!sv->skipping) {
             char why[128];
             snprintf(why, sizeof(why),
@@ -278,6 +291,23 @@ static void advance_runs(struct server *sv)
         orphans_end_but(-1, ORPHANS_MAX_MS, NULL, keep_child, &sv->runs);
 }
 
+/* What the poll found: a writable stdout, a stop signal, exited
+ * children, requests. */
+static void take_events(struct server *sv, const struct pollfd *p)
+{
+    struct sink *out = rpc_sink();
+    if (p[1].revents != 0)
+        sink_flush(out);
+    if (p[2].revents != 0)
+        sv->stop_signal = signal_read(sv->cfg->stop_fd);
+    /* Orphans are reaped as they exit, as init would: a held run's
+     * short-lived helpers must not pile up as zombies. */
+    if (p[3].revents != 0)
+        orphans_reap(sv->cfg->child_fd, run_leader, &sv->runs);
+    if (p[0].revents != 0)
+        read_input(sv);
+}
+
 /* Waits for a request, a run's progress, a writable stdout, a stop signal
  * or the moment a call is due. Requests are not read while replies pile
  * up unread. */
@@ -294,7 +324,8 @@ static void wait_for_work(struct server *sv)
     struct sink *out = rpc_sink();
     struct pollfd *p = sv->pfds;
     int timeout = sv->advance_ms;
-    p[0] = (struct pollfd){sv->eof || sink_full(out) ? -1 : 0, POLLIN, 0};
+    p[0] = (struct pollfd){sv->eof || sv->backlog || sink_full(out) ? -1 : 0,
+                           POLLIN, 0};
     p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
     p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
     p[3] = (struct pollfd){sv->cfg->child_fd, POLLIN, 0};
@@ -314,22 +345,16 @@ static void wait_for_work(struct server *sv)
         if (wait_ms >= 0 && (timeout < 0 || wait_ms < timeout))
             timeout = wait_ms;
     }
+    if (sv->backlog && !sink_full(out))
+        timeout = 0; /* more requests are waiting in the buffer */
     int ready = poll(p, n, timeout);
     for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next)
         if (!r->ended)
             bsh_stream_polled(r->stream, p + r->poll_first, r->poll_count);
-    if (ready <= 0)
-        return;
-    if (p[1].revents != 0)
-        sink_flush(out);
-    if (p[2].revents != 0)
-        sv->stop_signal = signal_read(sv->cfg->stop_fd);
-    /* Orphans are reaped as they exit, as init would: a held run's
-     * short-lived helpers must not pile up as zombies. */
-    if (p[3].revents != 0)
-        orphans_reap(sv->cfg->child_fd, run_leader, &sv->runs);
-    if (p[0].revents != 0)
-        read_input(sv);
+    if (ready > 0)
+        take_events(sv, p);
+    if (sv->backlog && !sink_full(out) && (ready <= 0 || p[0].revents == 0))
+        take_lines(sv);
 }
 
 /* After the last request: every reply still queued goes out, unless the
@@ -408,8 +433,10 @@ void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
         sv.len += n;
         data += n;
         len -= n;
-        take_lines(&sv);
-        advance_runs(&sv);
+        do {
+            take_lines(&sv);
+            advance_runs(&sv);
+        } while (sv.backlog);
     }
     end_input(&sv);
     end_server(&sv);

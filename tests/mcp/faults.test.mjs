@@ -12,9 +12,10 @@ import { rawServer, gone, alive, waitForNumber, scratchDir } from './helpers.mjs
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const scratch = () => scratchDir('bsh-faults');
 
-test('a client that does not read: deadlines still win, replies wait in order', async () => {
+test('a client that does not read: deadlines still win, replies wait in order', async (t) => {
   const dir = scratch();
   const s = rawServer();
+  t.after(() => s.child.kill('SIGKILL')); // a failed check leaves no server behind
   s.child.stdout.pause();
   s.call(1, { command: `echo $$ > ${dir}/pid; exec sleep 30`, timeout_ms: 500 });
   const pid = await waitForNumber(join(dir, 'pid'));

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 0) <
             0 ||
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
-                         SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP)) < 0 ||
+                         SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP, 0)) < 0 ||
         seccomp_load(ctx) < 0) {
         perror("no_seccomp: seccomp");
         return 2;
