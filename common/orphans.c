@@ -42,14 +42,14 @@ int orphans_become_subreaper(void)
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-void orphans_run_starts(void)
+double orphans_run_starts(void)
 {
-    if (before.first_run_ms >= 0)
-        return;
     struct timespec boot;
     clock_gettime(CLOCK_BOOTTIME, &boot);
-    before.first_run_ms =
-        (double)boot.tv_sec * 1e3 + (double)boot.tv_nsec / 1e6;
+    double now = (double)boot.tv_sec * 1e3 + (double)boot.tv_nsec / 1e6;
+    if (before.first_run_ms < 0)
+        before.first_run_ms = now;
+    return now;
 }
 
 /* The pids of our children, from /proc (up to `max`); how many. */
@@ -111,14 +111,21 @@ double orphans_born_ms(pid_t pid)
     return (double)strtoull(p + 1, NULL, 10) * orphans_tick_ms();
 }
 
+/* Where `pid` is among the children from before, or -1. */
+static int index_before(pid_t pid)
+{
+    for (int i = 0; i < before.count; i++)
+        if (before.pids[i] == pid)
+            return i;
+    return -1;
+}
+
 /* A child from before has been reaped: its pid may come back as a run's. */
 static void forget(pid_t pid)
 {
-    for (int i = 0; i < before.count; i++)
-        if (before.pids[i] == pid) {
-            before.pids[i] = before.pids[--before.count];
-            return;
-        }
+    int i = index_before(pid);
+    if (i >= 0)
+        before.pids[i] = before.pids[--before.count];
 }
 
 /* Whether child `pid` cannot be a run's: it was ours before, it is in
@@ -129,9 +136,8 @@ static void forget(pid_t pid)
  * the first run began is taken for a run's. */
 static bool foreign(pid_t pid)
 {
-    for (int i = 0; i < before.count; i++)
-        if (before.pids[i] == pid)
-            return true;
+    if (index_before(pid) >= 0)
+        return true;
     if (before.session > 0 && getsid(pid) == before.session)
         return true;
     if (before.first_run_ms < 0)

@@ -15,8 +15,9 @@
 int orphans_become_subreaper(void);
 
 /* Called before each run starts: a child born before the first run is
- * never taken for a run's orphan. */
-void orphans_run_starts(void);
+ * never taken for a run's orphan. Returns now, in milliseconds of
+ * CLOCK_BOOTTIME (the clock of orphans_born_ms()). */
+double orphans_run_starts(void);
 
 /* Blocks SIGCHLD and returns a signalfd that polls readable when a child
  * of ours exits (close-on-exec, non-blocking), or -1 with errno. */

@@ -92,6 +92,10 @@ int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
  * bsh__close(fd)` leaves no stale number behind. */
 int bsh__close(int fd);
 
+/* util.c: whether the real (absolute, resolved) path `path` is directory
+ * `dir` or lies under it. */
+bool bsh__path_within(const char *path, const char *dir);
+
 /* Reads the small file `path` (relative to `dirfd`, or AT_FDCWD) whole
  * into `buf`, NUL-terminated, cut at `size` - 1 bytes: /proc and cgroup
  * files, which give all they hold in one read: a short read ends it. Its

@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "sandbox.h"
 
+#include <pthread.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,29 +45,32 @@ static const char *const temporary_dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Whether `real` is `dir` or lies under it. */
-static bool within(const char *real, const char *dir)
-{
-    size_t n = strlen(dir);
-    return strncmp(real, dir, n) == 0 && (real[n] == '\0' || real[n] == '/');
-}
-
 /* Whether directory `real` holds `home` (and is not it). */
 static bool holds(const char *real, const char *home)
 {
-    return home != NULL && strcmp(real, home) != 0 && within(home, real);
+    return home != NULL && strcmp(real, home) != 0 &&
+           bsh__path_within(home, real);
 }
 
 /* The home directory's real path from the user database, which the run's
- * environment cannot change; NULL when there is none. */
-static char *passwd_home(void)
+ * environment cannot change: looked up once per process (the database
+ * may be a network service) and kept; NULL when there is none. */
+static char *passwd_home_path;
+static pthread_once_t passwd_home_once = PTHREAD_ONCE_INIT;
+
+static void look_up_passwd_home(void)
 {
     struct passwd pw, *found = NULL;
     char buf[4096];
-    if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) != 0 ||
-        found == NULL || pw.pw_dir == NULL)
-        return NULL;
-    return realpath(pw.pw_dir, NULL);
+    if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) == 0 &&
+        found != NULL && pw.pw_dir != NULL)
+        passwd_home_path = realpath(pw.pw_dir, NULL);
+}
+
+static const char *passwd_home(void)
+{
+    pthread_once(&passwd_home_once, look_up_passwd_home);
+    return passwd_home_path;
 }
 
 /* Why the directory at real path `real` may not be writable, or NULL. */
@@ -75,10 +79,10 @@ static const char *refused(const char *real, const char *home,
 {
     if (strcmp(real, "/") == 0)
         return "it is the root directory";
-    if (within(real, "/dev/shm"))
+    if (bsh__path_within(real, "/dev/shm"))
         return NULL;
     for (size_t i = 0; i < COUNT(system_trees); i++)
-        if (within(real, system_trees[i]))
+        if (bsh__path_within(real, system_trees[i]))
             return "it is a system directory";
     for (size_t i = 0; i < COUNT(shared_dirs); i++)
         if (strcmp(real, shared_dirs[i]) == 0)
@@ -93,20 +97,21 @@ static bool temporary_place(const char *real, const char *dir,
                             const struct bsh_sandbox *sb)
 {
     for (size_t i = 0; i < COUNT(temporary_dirs); i++)
-        if (within(real, temporary_dirs[i]))
+        if (bsh__path_within(real, temporary_dirs[i]))
             return true;
     bool found = false;
     for (size_t i = 0; i <= sb->write_count && !found; i++) {
         const char *place = i < sb->write_count ? sb->write_dirs[i] : dir;
         char *place_real = place != NULL ? realpath(place, NULL) : NULL;
-        found = place_real != NULL && within(real, place_real);
+        found = place_real != NULL && bsh__path_within(real, place_real);
         free(place_real);
     }
     return found;
 }
 
 struct homes {
-    char *passwd, *env;
+    const char *passwd; /* kept for the process */
+    char *env;
 };
 
 /* One place: -1 with `why` when it may not be writable; a missing one
@@ -147,7 +152,6 @@ int bsh__places_check(const struct bsh_sandbox *sb, const char *dir,
         rc = -1;
     }
     free(tmp_real);
-    free(h.passwd);
     free(h.env);
     return rc;
 }

@@ -169,9 +169,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         bsh__stream_fail(s, BSH_ERR_CONTAIN,
                          "%s: the memory limit (memory=%lld bytes) is too "
                          "small for bash to start",
-                         o->pty ? "failed to spawn command in pty"
-                                : "failed to spawn bash process",
-                         (long long)o->limits.memory_bytes);
+                         prefix, (long long)o->limits.memory_bytes);
         return;
     }
     if (rc < 0) {

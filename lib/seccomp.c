@@ -116,6 +116,22 @@ static int deny_clone_namespaces(scmp_filter_ctx ctx)
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 }
 
+/* `action` for a call newer than some libseccomp that names it: by name,
+ * or by its x86_64 number where this libseccomp does not know it (so that
+ * the filter still catches it on a newer kernel). */
+static int add_new_call(scmp_filter_ctx ctx, uint32_t action, const char *name,
+                        int x86_64_number)
+{
+    int nr = seccomp_syscall_resolve_name(name);
+#if defined(__x86_64__)
+    if (nr == __NR_SCMP_ERROR)
+        nr = x86_64_number;
+#else
+    (void)x86_64_number;
+#endif
+    return nr != __NR_SCMP_ERROR ? seccomp_rule_add(ctx, action, nr, 0) : 0;
+}
+
 /* ioctl's request is an int: compare its low 32 bits only. */
 static int deny_ioctl(scmp_filter_ctx ctx, unsigned long request)
 {
@@ -132,13 +148,7 @@ static int supervise_metadata(scmp_filter_ctx ctx)
                                  "connect"};
     if (add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names)) < 0)
         return -1;
-    int fchmodat2 = seccomp_syscall_resolve_name("fchmodat2");
-#if defined(__x86_64__)
-    if (fchmodat2 == __NR_SCMP_ERROR)
-        fchmodat2 = FCHMODAT2_X86_64;
-#endif
-    if (fchmodat2 != __NR_SCMP_ERROR &&
-        seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, fchmodat2, 0) < 0)
+    if (add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_X86_64) < 0)
         return -1;
     /* The old time calls (glibc uses utimensat) and extended attributes
      * (which no right covers either): as on a file system without them. */
@@ -297,13 +307,8 @@ static int limit_fs_ioctls(scmp_filter_ctx ctx)
         if (deny_ioctl(ctx, requests[i]) < 0)
             return -1;
     /* file_setattr (Linux 6.17) sets the same extended flags by path. */
-    int setattr = seccomp_syscall_resolve_name("file_setattr");
-#if defined(__x86_64__)
-    if (setattr == __NR_SCMP_ERROR)
-        setattr = FILE_SETATTR_X86_64;
-#endif
-    if (setattr != __NR_SCMP_ERROR &&
-        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), setattr, 0) < 0)
+    if (add_new_call(ctx, SCMP_ACT_ERRNO(EPERM), "file_setattr",
+                     FILE_SETATTR_X86_64) < 0)
         return -1;
     return seccomp_rule_add(
         ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,

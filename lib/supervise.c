@@ -71,13 +71,9 @@ void bsh__supervisor_release(struct bsh__supervisor *sv)
 /* Whether `real` is a writable place or lies under one. */
 static bool allowed(const struct bsh__supervisor *sv, const char *real)
 {
-    for (size_t i = 0; i < sv->count; i++) {
-        size_t n = strlen(sv->places[i]);
-        if (strncmp(real, sv->places[i], n) == 0 &&
-            (real[n] == '\0' || real[n] == '/' ||
-             strcmp(sv->places[i], "/") == 0))
+    for (size_t i = 0; i < sv->count; i++)
+        if (bsh__path_within(real, sv->places[i]))
             return true;
-    }
     return false;
 }
 
@@ -131,6 +127,19 @@ static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
     return fd;
 }
 
+/* Whether our fd `fd` really lies in a writable place, by the path its
+ * /proc/self/fd link names (set in `self`). */
+static bool fd_in_place(const struct bsh__supervisor *sv, int fd, char self[64])
+{
+    char real[PATH_MAX];
+    snprintf(self, 64, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    if (n <= 0)
+        return false;
+    real[n] = '\0';
+    return allowed(sv, real);
+}
+
 /* The run's file (see open_target()) when its real path lies in a
  * writable place: the fd, with `self` naming it as /proc/self/fd/N; -1
  * with errno (EACCES outside, as Landlock answers a write there). */
@@ -140,12 +149,7 @@ static int open_in_place(const struct bsh__supervisor *sv, pid_t pid, int dirfd,
     int fd = open_target(pid, dirfd, path, follow);
     if (fd < 0)
         return -1;
-    char real[PATH_MAX];
-    snprintf(self, 64, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(self, real, sizeof(real) - 1);
-    if (n > 0)
-        real[n] = '\0';
-    if (n <= 0 || !allowed(sv, real)) {
+    if (!fd_in_place(sv, fd, self)) {
         close(fd);
         errno = EACCES;
         return -1;
@@ -224,9 +228,9 @@ static int carry_out(struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
-/* The run's socket `fd` as a socket of ours (pidfd_getfd), or -1 with
- * errno. */
-static int take_socket(pid_t pid, int fd)
+/* The run's fd `fd` as an fd of ours on the same open file
+ * (pidfd_getfd), or -1 with errno. */
+static int take_fd(pid_t pid, int fd)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0)
@@ -318,7 +322,7 @@ static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
                        const struct seccomp_data *d, bool *deferred)
 {
     *deferred = false;
-    int sock = take_socket(pid, (int)d->args[0]);
+    int sock = take_fd(pid, (int)d->args[0]);
     if (sock < 0)
         return errno == EBADF ? EBADF : EACCES;
     struct sockaddr_storage addr;
@@ -353,8 +357,7 @@ static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
     }
     if (wait)
         err = EAGAIN; /* too many waiting at once */
-    if (target >= 0)
-        close(target);
+    bsh__close(target);
     close(sock);
     return err;
 }
@@ -383,16 +386,14 @@ void bsh__supervisor_follow(struct bsh__supervisor *sv)
         int err = 0;
         /* A call that was interrupted (a signal) or whose process died is
          * no longer waited for. */
-        bool gone =
-            ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &p->id) < 0;
-        if (!gone && !completed(p, &err)) {
+        bool waiting = still_waiting(sv, p->id);
+        if (waiting && !completed(p, &err)) {
             i++;
             continue;
         }
-        if (!gone)
+        if (waiting)
             answer(sv, p->id, err);
-        if (p->target >= 0)
-            close(p->target);
+        bsh__close(p->target);
         close(p->sock);
         sv->pending[i] = sv->pending[--sv->npending];
     }
@@ -430,18 +431,14 @@ static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
         return EPERM;
     if (!peek(pid, d->args[2], &flags, sizeof(flags)))
         return EFAULT;
-    int fd = take_socket(pid, (int)d->args[0]); /* any fd, not only sockets */
+    int fd = take_fd(pid, (int)d->args[0]);
     if (fd < 0)
         return errno == EBADF ? EBADF : EACCES;
-    char self[64], real[PATH_MAX];
-    snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(self, real, sizeof(real) - 1);
-    if (n > 0)
-        real[n] = '\0';
+    char self[64];
     int err = 0;
     if (!still_waiting(sv, id))
         err = ENOENT;
-    else if (n <= 0 || !allowed(sv, real))
+    else if (!fd_in_place(sv, fd, self))
         err = EACCES; /* as Landlock answers a write outside */
     else if (ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
         err = errno;

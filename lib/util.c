@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small helpers without a better home: the version, bounded formatting and
- * reading a small file.
+ * Small helpers without a better home: the version, bounded formatting,
+ * reading a small file, closing an fd and whether a path lies in a
+ * directory.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int bsh__close(int fd)
@@ -70,4 +72,11 @@ void bsh_run_opts_init(struct bsh_run_opts *opts)
 {
     if (opts != NULL)
         *opts = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
+}
+
+bool bsh__path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 &&
+           (path[n] == '\0' || path[n] == '/' || strcmp(dir, "/") == 0);
 }

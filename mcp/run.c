@@ -57,10 +57,7 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
         run_free(r);
         return NULL;
     }
-    orphans_run_starts();
-    struct timespec boot;
-    clock_gettime(CLOCK_BOOTTIME, &boot);
-    r->boot_started_ms = (double)boot.tv_sec * 1e3 + (double)boot.tv_nsec / 1e6;
+    r->boot_started_ms = orphans_run_starts();
     r->stream = start_stream(cfg, rq, why, why_size);
     if (r->stream == NULL) {
         run_free(r);

@@ -184,13 +184,13 @@ static void take_lines(struct server *sv)
     double until = mono_ms() + LINES_BUDGET_MS;
     sv->backlog = false;
     for (;;) {
-        if (mono_ms() > until) {
-            sv->backlog = memchr(sv->line + start, '\n', sv->len - start);
-            break;
-        }
         char *nl = memchr(sv->line + start, '\n', sv->len - start);
         if (nl == NULL)
             break;
+        if (mono_ms() > until) {
+            sv->backlog = true;
+            break;
+        }
         size_t end = (size_t)(nl - sv->line), n = end - start;
         if (n > 0 && sv->line[end - 1] == '\r')
             n--;
@@ -353,8 +353,8 @@ static void wait_for_work(struct server *sv)
             bsh_stream_polled(r->stream, p + r->poll_first, r->poll_count);
     if (ready > 0)
         take_events(sv, p);
-    if (sv->backlog && !sink_full(out) && (ready <= 0 || p[0].revents == 0))
-        take_lines(sv);
+    if (sv->backlog && !sink_full(out) && p[0].revents == 0)
+        take_lines(sv); /* (not when read_input() just took lines) */
 }
 
 /* After the last request: every reply still queued goes out, unless the

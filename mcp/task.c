@@ -392,10 +392,13 @@ static void follow(struct registry *g, struct task *t)
 double task_advance(struct registry *g)
 {
     double now = mono_ms(), next = -1;
+    bool ended = false;
     for (struct task **pp = &g->tasks; *pp != NULL;) {
         struct task *t = *pp;
-        if (t->run != NULL)
+        if (t->run != NULL) {
             follow(g, t);
+            ended |= t->run == NULL;
+        }
         if (t->run != NULL) { /* its end wakes the server; a wait not */
             if (t->run->pty && (next < 0 || TASK_LOOK_MS < next))
                 next = TASK_LOOK_MS;
@@ -414,7 +417,8 @@ double task_advance(struct registry *g)
             next = until - now;
         pp = &t->next;
     }
-    bound_ended(g); /* after the walk: it frees tasks the walk would hold */
+    if (ended) /* after the walk: it frees tasks the walk would hold */
+        bound_ended(g);
     return next;
 }
 
