@@ -5,6 +5,11 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0 failed=0
 
+# Runs a command as the unprivileged user nobody (from root), for the
+# cases that only another user's process shows.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+as_nobody() { "${NOBODY[@]}" "$@"; }
+
 ok() { # ok COND-STATUS DESCRIPTION
     n=$((n + 1))
     if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else

@@ -113,9 +113,8 @@ fi
 # Without a cgroup of its own to write to, a user gets the subreaper (auto)
 # or a clear error (cgroup). In a subtree delegated to it (as systemd's
 # Delegate=yes does), the user gets a cgroup per run. Set up as root.
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 mnt=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -n 1)
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && nobody test -x "$BSH" && [ -n "$mnt" ] &&
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && as_nobody test -x "$BSH" && [ -n "$mnt" ] &&
     mkdir "$mnt/bsh-test-user-$$" 2>/dev/null; then
     home=$mnt/bsh-test-user-$$
     own=$home/own

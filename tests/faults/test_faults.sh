@@ -13,7 +13,6 @@ chmod 755 "$T"
 # --- a run whose process became root -----------------------------------------
 # As root, the test makes a setuid-root helper (what sudo does) and runs
 # bsh as nobody: bsh may then not signal the command at all.
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 can_become_root() {
     [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && command -v cc >/dev/null &&
         cc -o "$T/become_root" "$HERE/become_root.c" 2>/dev/null &&
@@ -143,7 +142,7 @@ expect "a COMMAND that starts with '-' is a command" 127 "" \
 # --- errors are never silent ---------------------------------------------------------
 mkdir "$T/locked" && chmod 000 "$T/locked"
 runner=()
-[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && runner=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && runner=("${NOBODY[@]}")
 if [ "$(id -u)" -ne 0 ] || { [ ${#runner[@]} -gt 0 ] && "${runner[@]}" test -x "$BSH"; }; then
     for mode in "" -p; do
         prefix="failed to spawn bash process"

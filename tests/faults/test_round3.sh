@@ -11,7 +11,6 @@ BSH=${1:?usage: test_round3.sh PATH/TO/bsh}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../cli/tap.sh"
 chmod 755 "$T"
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 is_root() { [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && as_nobody test -x "$BSH"; }
 
 # --- 1. only a run's own processes are ever signalled ------------------------
@@ -83,12 +82,12 @@ if is_root; then
     read -r rc ms <"$T/r"
     [ "$rc" -eq 124 ] && [ "$ms" -lt 2500 ] && none_left other-user-pipe
     ok $? "another user's pipe that is not read: the deadline wins (exit $rc after $ms ms)"
-    read -r rc ms < <(python3 "$HERE/stall_tty.py" setpriv --reuid=65534 --regid=65534 --clear-groups -- "$BSH" run -t 500 'yes other-user-tty')
+    read -r rc ms < <(python3 "$HERE/stall_tty.py" "${NOBODY[@]}" "$BSH" run -t 500 'yes other-user-tty')
     [ "$rc" -eq 124 ] && [ "$ms" -lt 2500 ] && none_left other-user-tty
     ok $? "another user's terminal that is not read: the deadline wins (exit $rc after $ms ms)"
     # The terminal's flags are as they were: the shell on it does not find
     # O_NONBLOCK left behind.
-    out=$(python3 "$HERE/stall_tty.py" setpriv --reuid=65534 --regid=65534 --clear-groups -- "$BSH" run 'echo x')
+    out=$(python3 "$HERE/stall_tty.py" "${NOBODY[@]}" "$BSH" run 'echo x')
     [ "${out%% *}" -eq 0 ]
     ok $? "another user's terminal: a plain run ends 0"
     ( as_nobody "$BSH" run 'echo hi'; echo "rc=$?" ) | cat >"$T/out"

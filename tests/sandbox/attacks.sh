@@ -62,6 +62,19 @@ attack() {
     fi
 }
 
+# judged NAME STATUS DETAIL: counts a workload checked by hand; DETAIL
+# is shown when it failed (STATUS non-zero).
+judged() {
+    wtried=$((wtried + 1))
+    if [ "$2" -eq 0 ]; then
+        wpassed=$((wpassed + 1))
+        echo "workload $1: passed"
+    else
+        failures=$((failures + 1))
+        echo "workload $1: FAILED: $3"
+    fi
+}
+
 # workload NAME COMMAND WANT [OPTION...]: WANT is in the output.
 workload() {
     local name=$1 cmd=$2 want=$3
@@ -340,14 +353,8 @@ workload "name resolution, nice, ulimit, a FIFO, a socketpair" \
      python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)' &&
      echo ok-names" ok-names
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
-wtried=$((wtried + 1))
-if [[ $OUT == *on-tty*/dev/pts/* ]]; then
-    wpassed=$((wpassed + 1))
-    echo "workload write to the run's own terminal (PTY): passed"
-else
-    failures=$((failures + 1))
-    echo "workload write to the run's own terminal (PTY): FAILED: $OUT"
-fi
+[[ $OUT == *on-tty*/dev/pts/* ]]
+judged "write to the run's own terminal (PTY)" $? "$OUT"
 
 # The supervisor cannot be frozen: connects to a listener whose backlog is
 # full and that never accepts wait in the run, not in bsh; the deadline
@@ -361,17 +368,12 @@ for _ in $(seq 50); do [ -S "$WORK/full.sock" ] && break; sleep 0.1; done
 FILL="python3 -c 'import socket
 for i in range(20):
     socket.socket(socket.AF_UNIX).connect(\"full.sock\"); print(\"connected\", i, flush=True)'"
-wtried=$((wtried + 2))
 t0=$SECONDS
 OUT=$(cd "$WORK" && "$BSH" run --sandbox -t 2000 "$FILL" 2>&1)
 RC=$?
-if [ $RC -eq 124 ] && [ $((SECONDS - t0)) -lt 6 ]; then
-    wpassed=$((wpassed + 1))
-    echo "workload a full backlog: the deadline ends the run (exit 124): passed"
-else
-    failures=$((failures + 1))
-    echo "workload a full backlog: the deadline ends the run: FAILED (exit $RC after $((SECONDS - t0)) s): $OUT"
-fi
+[ $RC -eq 124 ] && [ $((SECONDS - t0)) -lt 6 ]
+judged "a full backlog: the deadline ends the run (exit 124)" $? \
+    "exit $RC after $((SECONDS - t0)) s: $OUT"
 (cd "$WORK" && exec "$BSH" run --sandbox "$FILL") >/dev/null 2>&1 &
 p=$!
 sleep 1.5
@@ -379,13 +381,8 @@ t0=$SECONDS
 kill -TERM $p
 wait $p
 RC=$?
-if [ $RC -eq 143 ] && [ $((SECONDS - t0)) -lt 4 ]; then
-    wpassed=$((wpassed + 1))
-    echo "workload a full backlog: SIGTERM to bsh ends the run (exit 143): passed"
-else
-    failures=$((failures + 1))
-    echo "workload a full backlog: SIGTERM to bsh ends the run: FAILED (exit $RC)"
-fi
+[ $RC -eq 143 ] && [ $((SECONDS - t0)) -lt 4 ]
+judged "a full backlog: SIGTERM to bsh ends the run (exit 143)" $? "exit $RC"
 
 echo "attacks: $tried tried, $stopped stopped ($na not possible here without the sandbox)"
 echo "workloads: $wtried tried, $wpassed passed"
