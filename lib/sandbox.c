@@ -184,8 +184,9 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;
     }
-    uint64_t read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR |
-                    (fs & LL_FS_IOCTL_DEV);
+    /* No device ioctl outside: another terminal of the user could be
+     * resized, silenced or given a new interrupt key. */
+    uint64_t read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR;
     const char *tmpdir = bsh__env_value(envp, "TMPDIR");
     char here[4096];
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
@@ -205,6 +206,10 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
         if (fixed[i] != NULL)
             add_path(rs, fixed[i], write); /* a missing one gives nothing */
+    /* Read-only devices whose ioctls reach nothing outside. */
+    const char *plain[] = {"/dev/random", "/dev/urandom"};
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        add_path(rs, plain[i], read | (fs & LL_FS_IOCTL_DEV));
     bsh__supervisor_allow(&box->sup, dir);
     bsh__supervisor_allow(&box->sup, "/tmp");
     if (tmpdir != NULL && tmpdir[0] == '/') {

@@ -248,6 +248,14 @@ attack "signal the caller" no_setup "kill -CONT $VICTIM" succeeded
 attack "TIOCSTI into the caller's terminal" no_injection "python3 -c 'import fcntl, os, termios
 fd = os.open(\"$SLAVE\", os.O_RDONLY | os.O_NOCTTY)
 for c in b\"INJECTED\": fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))'" injected
+# Device ioctls on another terminal of the user (opened read-only).
+tty_reset() { stty -F "$SLAVE" rows 24 cols 80 echo intr '^C' 2>/dev/null; }
+tty_resized() { [ "$(stty -F "$SLAVE" size)" = "24 33" ]; }
+tty_silenced() { stty -F "$SLAVE" -a | grep -q -- ' -echo '; }
+tty_intr_changed() { stty -F "$SLAVE" -a | grep -q 'intr = ^X'; }
+attack "resize another terminal (SIGWINCH outside)" tty_reset "stty -F $SLAVE cols 33" tty_resized
+attack "turn another terminal's echo off" tty_reset "stty -F $SLAVE -echo" tty_silenced
+attack "change another terminal's interrupt key" tty_reset "stty -F $SLAVE intr ^X" tty_intr_changed
 attack "mount" mount_point "mount -t tmpfs none mnt && umount mnt" succeeded
 attack "unshare -r" no_setup "unshare -r true" succeeded
 attack "new namespaces (unshare -n)" no_setup "unshare -n true" succeeded
