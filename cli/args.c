@@ -175,16 +175,17 @@ static int set_sandbox(struct cli_args *a, const char *s)
     return 0;
 }
 
-static int add_sandbox_write(struct cli_args *a, const char *dir)
+/* Appends `path` to a repeatable option's list (`--NAME` needs a WHAT). */
+static int add_path(struct cli_args *a, const char *name, const char *what,
+                    const char *path, const char ***list, size_t *count)
 {
-    if (dir == NULL || dir[0] == '\0')
-        return usage_error(a, "--sandbox-write needs a directory");
-    const char **grown = realloc(a->sandbox_write,
-                                 (a->sandbox_write_count + 1) * sizeof(*grown));
+    if (path == NULL || path[0] == '\0')
+        return usage_error(a, "--%s needs %s", name, what);
+    const char **grown = realloc(*list, (*count + 1) * sizeof(*grown));
     if (grown == NULL)
         return usage_error(a, "out of memory");
-    a->sandbox_write = grown;
-    a->sandbox_write[a->sandbox_write_count++] = dir;
+    *list = grown;
+    (*list)[(*count)++] = path;
     return 0;
 }
 
@@ -207,6 +208,7 @@ enum opt {
     OPT_MAX_RUNS,
     OPT_SANDBOX,
     OPT_SANDBOX_WRITE,
+    OPT_SANDBOX_SOCKET,
     OPT_SANDBOX_NET,
     OPT_NONE
 };
@@ -236,6 +238,7 @@ static const struct opt_spec opt_specs[] = {
     {"yield", OPT_YIELD, 0, true},
     {"max-runs", OPT_MAX_RUNS, 0, true},
     {"sandbox-write", OPT_SANDBOX_WRITE, 0, true},
+    {"sandbox-socket", OPT_SANDBOX_SOCKET, 0, true},
     {"sandbox-net", OPT_SANDBOX_NET, 0, false},
     {"sandbox", OPT_SANDBOX, 0, false}, /* an optional =MODE */
 };
@@ -247,7 +250,7 @@ static unsigned allowed_opts(enum cli_command c)
                         1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE |
                         1u << OPT_LIMIT | 1u << OPT_CONTAINMENT |
                         1u << OPT_SANDBOX | 1u << OPT_SANDBOX_WRITE |
-                        1u << OPT_SANDBOX_NET;
+                        1u << OPT_SANDBOX_SOCKET | 1u << OPT_SANDBOX_NET;
     switch (c) {
     case CLI_RUN:
         return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT | 1u << OPT_STDIN |
@@ -343,7 +346,11 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_SANDBOX:
         return set_sandbox(a, value);
     case OPT_SANDBOX_WRITE:
-        return add_sandbox_write(a, value);
+        return add_path(a, "sandbox-write", "a directory", value,
+                        &a->sandbox_write, &a->sandbox_write_count);
+    case OPT_SANDBOX_SOCKET:
+        return add_path(a, "sandbox-socket", "a socket's path", value,
+                        &a->sandbox_socket, &a->sandbox_socket_count);
     case OPT_SANDBOX_NET:
         a->sandbox_net = true;
         return 0;
@@ -403,10 +410,11 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
         }
     }
     if (a->sandbox == BSH_SANDBOX_OFF &&
-        (a->sandbox_write_count > 0 || a->sandbox_net))
+        (a->sandbox_write_count > 0 || a->sandbox_socket_count > 0 ||
+         a->sandbox_net))
         return usage_error(a,
-                           "%s: --sandbox-write and --sandbox-net go with "
-                           "--sandbox",
+                           "%s: --sandbox-write, --sandbox-socket and "
+                           "--sandbox-net go with --sandbox",
                            command_name(a->command));
     bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
     if (wants_command && operands == 0)
@@ -461,6 +469,9 @@ void cli_args_release(struct cli_args *a)
     free(a->sandbox_write);
     a->sandbox_write = NULL;
     a->sandbox_write_count = 0;
+    free(a->sandbox_socket);
+    a->sandbox_socket = NULL;
+    a->sandbox_socket_count = 0;
     a->env_text = NULL;
     a->env = NULL;
     a->env_count = 0;
@@ -475,7 +486,8 @@ enum bsh_containment cli_engine_containment(const struct cli_args *a)
 
 struct bsh_sandbox cli_engine_sandbox(const struct cli_args *a)
 {
-    struct bsh_sandbox sb = {a->sandbox, a->sandbox_write,
-                             a->sandbox_write_count, a->sandbox_net};
+    struct bsh_sandbox sb = {
+        a->sandbox,     a->sandbox_write,  a->sandbox_write_count,
+        a->sandbox_net, a->sandbox_socket, a->sandbox_socket_count};
     return sb;
 }

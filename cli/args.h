@@ -51,6 +51,8 @@ struct cli_args {
     enum bsh_sandbox_mode sandbox; /* --sandbox[=best-effort] */
     const char **sandbox_write;    /* --sandbox-write DIR, each */
     size_t sandbox_write_count;
+    const char **sandbox_socket; /* --sandbox-socket PATH, each */
+    size_t sandbox_socket_count;
     bool sandbox_net;
     char error[512]; /* the usage error, when cli_parse fails */
 };

@@ -141,7 +141,7 @@ static void gather(struct facts *f)
     snprintf(f->kernel, sizeof(f->kernel), "%s",
              uname(&u) == 0 ? u.release : "?");
     f->landlock_abi = bsh_landlock_abi();
-    struct bsh_sandbox sb = {BSH_SANDBOX_BEST_EFFORT, NULL, 0, false};
+    struct bsh_sandbox sb = {.mode = BSH_SANDBOX_BEST_EFFORT};
     struct bsh_sandbox_report probe;
     bsh_sandbox_probe(&sb, &probe);
     f->seccomp = (probe.applied & BSH_LAYER_SECCOMP) != 0;

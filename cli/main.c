@@ -40,6 +40,8 @@ static const char usage[] =
     "                         /tmp and $TMPDIR, no network, no privileges;\n"
     "                         MODE strict (default) or best-effort\n"
     "      --sandbox-write DIR  also writable (repeatable)\n"
+    "      --sandbox-socket PATH  a Unix socket from outside the run that it\n"
+    "                         may connect to (repeatable)\n"
     "      --sandbox-net      keep the network in the sandbox\n"
     "      --report           (run) the end report after the status\n"
     "  -i, --stdin            (run) bsh's stdin is the command's; with -p on\n"

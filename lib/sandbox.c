@@ -287,6 +287,28 @@ static void plan_capabilities(struct bsh__sandbox *box)
     box->drop = root ? bounding_set() & ~CAPS_KEPT : 0;
 }
 
+/* The sockets from outside that the user lets the run reach. */
+static int name_sockets(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                        char *why, size_t why_size)
+{
+    for (size_t i = 0; i < sb->socket_count; i++) {
+        struct stat st;
+        const char *path = sb->sockets[i];
+        const char *wrong = stat(path, &st) < 0     ? strerror(errno)
+                            : !S_ISSOCK(st.st_mode) ? "not a socket"
+                                                    : NULL;
+        if (wrong != NULL) {
+            bsh__format(why, why_size, "sandbox: socket '%s': %s", path, wrong);
+            return -1;
+        }
+        if (!bsh__socket_reach_name(&box->sup.reach, &st)) {
+            bsh__format(why, why_size, "sandbox: out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The first layer in `mask`, for a message. */
 static const char *first_layer(unsigned mask)
 {
@@ -352,6 +374,8 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
         return -1;
     }
+    if (name_sockets(box, sb, why, why_size) < 0)
+        return -1;
     plan_capabilities(box);
     box->planned = planned;
     return 0;

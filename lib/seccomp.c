@@ -144,8 +144,8 @@ static int deny_ioctl(scmp_filter_ctx ctx, unsigned long request)
  * places only: Landlock has no right for them. */
 static int supervise_metadata(scmp_filter_ctx ctx)
 {
-    const char *const names[] = {"chmod", "fchmod", "fchmodat", "utimensat",
-                                 "connect"};
+    const char *const names[] = {"chmod",     "fchmod",  "fchmodat",
+                                 "utimensat", "connect", "bind"};
     if (add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names)) < 0)
         return -1;
     if (add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_X86_64) < 0)
@@ -193,6 +193,16 @@ static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
     if (allow_families(ctx, SCMP_SYS(socket), allow_net) < 0 ||
         allow_families(ctx, SCMP_SYS(socketpair), allow_net) < 0)
         return -1;
+    /* No Unix datagram socket: one sends to any socket file by its path
+     * (sendto, sendmsg), out of the filter's sight and the supervisor's
+     * reach (the address is in memory, and a call let through would read
+     * it again). A socket pair's too. */
+    const int calls[] = {SCMP_SYS(socket), SCMP_SYS(socketpair)};
+    for (size_t i = 0; i < COUNT(calls); i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 2,
+                             SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)) < 0)
+            return -1;
     /* Netlink for routes only: NETLINK_ROUTE is protocol 0. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
                             SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),

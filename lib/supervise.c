@@ -37,6 +37,7 @@ void bsh__supervisor_init(struct bsh__supervisor *sv)
 {
     memset(sv, 0, sizeof(*sv));
     sv->listener = -1;
+    bsh__socket_reach_init(&sv->reach);
 }
 
 void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path)
@@ -66,6 +67,7 @@ void bsh__supervisor_release(struct bsh__supervisor *sv)
     free(sv->places);
     sv->places = NULL;
     sv->count = 0;
+    bsh__socket_reach_release(&sv->reach);
 }
 
 /* Whether `real` is a writable place or lies under one. */
@@ -242,12 +244,12 @@ static int take_fd(pid_t pid, int fd)
     return sock;
 }
 
-/* Opens the socket file a Unix address names, when it lies in a writable
- * place: the fd (connected to through /proc/self/fd, so the path cannot
- * be swapped after the check), or -1 with errno. An abstract address is
- * refused (bsh connecting in the run's stead would pass over the Landlock
- * scope). */
-static int unix_target(const struct bsh__supervisor *sv, pid_t pid,
+/* Opens the socket file a Unix address names, when the run may reach it
+ * (sockets.h): the fd (connected to through /proc/self/fd, so the path
+ * cannot be swapped after the check), or -1 with errno. An abstract
+ * address is refused (bsh connecting in the run's stead would pass over
+ * the Landlock scope). */
+static int unix_target(struct bsh__supervisor *sv, pid_t pid,
                        const struct sockaddr_un *sun, int len)
 {
     if (len <= (int)sizeof(sa_family_t) || sun->sun_family != AF_UNIX) {
@@ -261,8 +263,36 @@ static int unix_target(const struct bsh__supervisor *sv, pid_t pid,
     char path[sizeof(sun->sun_path) + 1]; /* 108 bytes may lack a NUL */
     memcpy(path, sun->sun_path, sizeof(sun->sun_path));
     path[sizeof(sun->sun_path)] = '\0';
-    char self[64];
-    return open_in_place(sv, pid, AT_FDCWD, path, true, self);
+    int fd = open_target(pid, AT_FDCWD, path, true);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        !bsh__socket_reachable(&sv->reach, &st)) {
+        close(fd);
+        errno = EACCES; /* as Landlock answers what it does not allow */
+        return -1;
+    }
+    return fd; /* not a socket: the connect says so */
+}
+
+/* bind() of the run: a Unix socket is noted as the run's. No decision
+ * is taken, so the call goes on as the run made it (true). */
+static bool note_bind(struct bsh__supervisor *sv, pid_t pid,
+                      const struct seccomp_data *d)
+{
+    int sock = take_fd(pid, (int)d->args[0]);
+    if (sock < 0)
+        return true;
+    int domain = -1;
+    uint64_t cookie = 0;
+    socklen_t dlen = sizeof(domain), clen = sizeof(cookie);
+    struct stat st;
+    if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) == 0 &&
+        domain == AF_UNIX &&
+        getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &clen) == 0 &&
+        fstat(sock, &st) == 0)
+        bsh__socket_reach_note(&sv->reach, st.st_ino, cookie);
+    close(sock);
+    return true;
 }
 
 /* One connect attempt that does not block: to the opened socket file
@@ -450,8 +480,10 @@ static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
-/* The run's call `id` returns -err (0: success). */
-static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
+/* The run's call `id` returns -err (0: success), or, with `go_on`, is
+ * made by the kernel as the run asked. */
+static void respond(const struct bsh__supervisor *sv, uint64_t id, int err,
+                    bool go_on)
 {
     /* On the stack: an answer is never lost to a failed allocation (the
      * run's call would wait until the run ends). */
@@ -464,7 +496,18 @@ static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
         return; /* a kernel's answer larger than 256 bytes: not yet */
     buf.resp.id = id;
     buf.resp.error = -err;
+    buf.resp.flags = go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
     ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &buf.resp);
+}
+
+static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
+{
+    respond(sv, id, err, false);
+}
+
+static void let_continue(const struct bsh__supervisor *sv, uint64_t id)
+{
+    respond(sv, id, 0, true);
 }
 
 bool bsh__supervisor_serve(struct bsh__supervisor *sv)
@@ -482,7 +525,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         struct request rq;
         char path[PATH_MAX] = "";
         int err = EPERM;
-        bool deferred = false;
+        bool deferred = false, go_on = false;
         pid_t pid = (pid_t)req->pid;
         /* The process may have gone and its pid been reused since it
          * asked: only an id that is still valid is carried out. */
@@ -492,13 +535,17 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
             err = ENOENT;
         else if (req->data.nr == SYS_connect)
             err = connect_for(sv, pid, req->id, &req->data, &deferred);
+        else if (req->data.nr == SYS_bind)
+            go_on = note_bind(sv, pid, &req->data);
         else if (req->data.nr == SYS_ioctl)
             err = set_flags_for(sv, pid, req->id, &req->data);
         else if (parse(&req->data, &rq) &&
                  (!rq.has_path ||
                   peek_path(pid, rq.path_addr, path, sizeof(path))))
             err = carry_out(sv, pid, &rq, path);
-        if (!deferred)
+        if (go_on)
+            let_continue(sv, req->id);
+        else if (!deferred)
             answer(sv, req->id, err);
     }
     free(req);

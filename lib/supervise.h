@@ -14,10 +14,14 @@
  * kernel continue the call, which would read the fd and the address again
  * after the check (a run could swap a Unix socket onto the fd number in
  * between). It never blocks: a connect that cannot complete at once on a
- * blocking socket stays pending and is answered when it has.
+ * blocking socket stays pending and is answered when it has. A Unix
+ * socket is connected to only when the run may reach it (sockets.h): so
+ * bind() passes here too, to note the run's own sockets.
  */
 #ifndef BSH_SUPERVISE_H
 #define BSH_SUPERVISE_H
+
+#include "sockets.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,6 +52,7 @@ struct bsh__supervisor {
     struct bsh__pending_connect pending[BSH__PENDING_MAX];
     size_t npending;
     bool allow_net; /* IPv4/IPv6 connects are made (else EACCES) */
+    struct bsh__socket_reach reach; /* the Unix sockets it may connect to */
 };
 
 void bsh__supervisor_init(struct bsh__supervisor *sv);

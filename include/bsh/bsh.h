@@ -217,6 +217,10 @@ struct bsh_sandbox {
     const char *const *write_dirs;
     size_t write_count;
     bool allow_net; /* TCP and IPv4/IPv6 sockets as without a sandbox */
+    /* Unix sockets from outside the run that it may connect to (each must
+     * exist and be a socket); else only the sockets the run bound. */
+    const char *const *sockets;
+    size_t socket_count;
 };
 
 /** What a run's sandbox is made of: a bit per bsh_sandbox_layer. */

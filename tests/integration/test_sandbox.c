@@ -17,7 +17,7 @@
 
 static void layers_by_abi(void)
 {
-    struct bsh_sandbox sb = {BSH_SANDBOX_STRICT, NULL, 0, false};
+    struct bsh_sandbox sb = {.mode = BSH_SANDBOX_STRICT};
     const struct {
         int abi;
         bool seccomp;
@@ -75,7 +75,7 @@ static void sandboxed(const char *command, enum bsh_sandbox_mode mode, bool net,
 /* Each layer the report claims is checked from inside the run. */
 static void report_matches_the_kernel(void)
 {
-    struct bsh_sandbox sb = {BSH_SANDBOX_BEST_EFFORT, NULL, 0, false};
+    struct bsh_sandbox sb = {.mode = BSH_SANDBOX_BEST_EFFORT};
     struct bsh_sandbox_report probe, rep;
     bsh_sandbox_probe(&sb, &probe);
     struct result r;
@@ -118,7 +118,8 @@ static void bad_write_dir(void)
     const char *dirs[] = {"/nonexistent/bsh-sandbox"};
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.command = "echo started";
-    o.sandbox = (struct bsh_sandbox){BSH_SANDBOX_STRICT, dirs, 1, false};
+    o.sandbox = (struct bsh_sandbox){
+        .mode = BSH_SANDBOX_STRICT, .write_dirs = dirs, .write_count = 1};
     int fds = count_fds();
     struct result r;
     run_collect(&o, &r);
@@ -153,7 +154,8 @@ static void supervised_chmod(enum drive drive)
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.command = cmd;
     o.timeout_ms = 10000;
-    o.sandbox = (struct bsh_sandbox){BSH_SANDBOX_STRICT, dirs, 1, false};
+    o.sandbox = (struct bsh_sandbox){
+        .mode = BSH_SANDBOX_STRICT, .write_dirs = dirs, .write_count = 1};
     struct result r;
     if (drive != BLOCKING) {
         memset(&r, 0, sizeof(r));
@@ -195,7 +197,8 @@ static void writable_places(void)
         dir, dir);
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.command = cmd;
-    o.sandbox = (struct bsh_sandbox){BSH_SANDBOX_STRICT, dirs, 1, false};
+    o.sandbox = (struct bsh_sandbox){
+        .mode = BSH_SANDBOX_STRICT, .write_dirs = dirs, .write_count = 1};
     struct result r;
     run_collect(&o, &r);
     ok(result_exit(&r, 0), "--sandbox-write and /tmp are writable");

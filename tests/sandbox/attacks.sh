@@ -22,7 +22,8 @@ PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
     umount "$WORK/mnt" 2>/dev/null
-    rm -rf "$BASE" "$HOME/.bsh-attack-$$" "/etc/bsh-attack-$$"
+    rm -rf "$BASE" "$HOME/.bsh-attack-$$" "/etc/bsh-attack-$$" \
+        "/tmp/bsh-attack-$$.sock" "/tmp/bsh-attack-$$.dgram"
 }
 trap cleanup EXIT
 
@@ -152,6 +153,39 @@ for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 chmod 777 "$BASE" && chmod 666 "$SOCK" # reachable by any user without the sandbox
 socket_answered() { [[ $OUT == *answered* ]]; }
 
+# serve_socket PATH LOG: a listener outside the run that answers each
+# connection; serve_datagrams PATH LOG: a datagram receiver. Each line of
+# LOG is what it got.
+serve_socket() {
+    python3 -c "
+import socket
+s = socket.socket(socket.AF_UNIX); s.bind('$1'); s.listen(16)
+while True:
+    c, _ = s.accept(); open('$2', 'a').write('accepted\n'); c.sendall(b'answered\n'); c.close()" &
+    PIDS+=($!)
+    for _ in $(seq 50); do [ -S "$1" ] && break; sleep 0.1; done
+}
+serve_datagrams() {
+    python3 -c "
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind('$1')
+while True:
+    got = s.recv(100); open('$2', 'a').write(got.decode() + '\n')" &
+    PIDS+=($!)
+    for _ in $(seq 50); do [ -S "$1" ] && break; sleep 0.1; done
+}
+# In /tmp, a writable place, as the user's tmux server socket is.
+TMP_SOCK=/tmp/bsh-attack-$$.sock
+TMP_DGRAM=/tmp/bsh-attack-$$.dgram
+serve_socket "$TMP_SOCK" "$BASE/tmp-sock.log"
+serve_datagrams "$TMP_DGRAM" "$BASE/dgram.log"
+no_link() { rm -f "$WORK/hl.sock"; }
+no_datagram() { rm -f "$BASE/dgram.log"; }
+datagram_received() { sleep 0.3; grep -q DGRAM "$BASE/dgram.log" 2>/dev/null; }
+connect_to() { # a python line that connects to $1 and prints the answer
+    echo "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$1\"); print(s.recv(9).decode())'"
+}
+
 # A process outside the run (the caller's side), new for each attempt.
 victim() {
     sleep 600 &
@@ -212,6 +246,16 @@ attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_u
 attack "connect to a Unix socket outside (as to docker.sock)" no_setup \
     "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$SOCK\"); print(s.recv(9).decode())'" \
     socket_answered
+attack "connect to a socket in /tmp whose listener is outside (as tmux's)" \
+    no_setup "$(connect_to "$TMP_SOCK")" socket_answered
+attack "hard-link a socket from outside into the project and connect" \
+    no_link "ln $TMP_SOCK hl.sock && $(connect_to hl.sock)" socket_answered
+attack "a datagram to a socket outside" no_datagram \
+    "python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
+    datagram_received
+attack "a datagram from a socket pair to a socket outside" no_datagram \
+    "python3 -c 'import socket; socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
+    datagram_received
 # The connect() race: one thread connects a netlink socket's fd number to
 # the daemon's path while another swaps a Unix socket onto that number;
 # a supervisor that checked the fd and let the kernel go on loses it.
@@ -360,6 +404,8 @@ workload "name resolution, nice, ulimit, a FIFO, a socketpair" \
      mkfifo ff && rm ff && python3 -c 'import socket; socket.socketpair()' &&
      python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)' &&
      echo ok-names" ok-names
+workload "a socket from outside named with --sandbox-socket" \
+    "$(connect_to "$TMP_SOCK")" answered --sandbox-socket "$TMP_SOCK"
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 [[ $OUT == *on-tty*/dev/pts/* ]]
 judged "write to the run's own terminal (PTY)" $? "$OUT"
@@ -377,12 +423,12 @@ FILL="python3 -c 'import socket
 for i in range(20):
     socket.socket(socket.AF_UNIX).connect(\"full.sock\"); print(\"connected\", i, flush=True)'"
 t0=$SECONDS
-OUT=$(cd "$WORK" && "$BSH" run --sandbox -t 2000 "$FILL" 2>&1)
+OUT=$(cd "$WORK" && "$BSH" run --sandbox --sandbox-socket full.sock -t 2000 "$FILL" 2>&1)
 RC=$?
 [ $RC -eq 124 ] && [ $((SECONDS - t0)) -lt 6 ]
 judged "a full backlog: the deadline ends the run (exit 124)" $? \
     "exit $RC after $((SECONDS - t0)) s: $OUT"
-(cd "$WORK" && exec "$BSH" run --sandbox "$FILL") >/dev/null 2>&1 &
+(cd "$WORK" && exec "$BSH" run --sandbox --sandbox-socket full.sock "$FILL") >/dev/null 2>&1 &
 p=$!
 sleep 1.5
 t0=$SECONDS
@@ -392,6 +438,17 @@ RC=$?
 [ $RC -eq 143 ] && [ $((SECONDS - t0)) -lt 4 ]
 judged "a full backlog: SIGTERM to bsh ends the run (exit 143)" $? "exit $RC"
 
+# The run's own listener, backlog full, in the run's temporary directory.
+FULL_OWN="python3 -c 'import socket, time
+s = socket.socket(socket.AF_UNIX); s.bind(\"own-full.sock\"); s.listen(0); time.sleep(60)' &
+sleep 1; ${FILL//full.sock/own-full.sock}"
+t0=$SECONDS
+OUT=$(cd "$WORK" && "$BSH" run --sandbox -t 3000 "$FULL_OWN" 2>&1)
+RC=$?
+rm -f "$WORK/own-full.sock"
+[ $RC -eq 124 ] && [ $((SECONDS - t0)) -lt 7 ] && [[ $OUT == *"connected 0"* ]]
+judged "the run's own full listener: its connects wait, the deadline ends it" $? \
+    "exit $RC after $((SECONDS - t0)) s: $OUT"
 echo "attacks: $tried tried, $stopped stopped ($na not possible here without the sandbox)"
 echo "workloads: $wtried tried, $wpassed passed"
 [ $failures -eq 0 ] && [ $tried -gt 0 ]

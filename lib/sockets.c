@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which Unix sockets a sandboxed run may reach (see sockets.h). The
+ * kernel's socket diagnostics answer a question about one socket, named
+ * by its inode and cookie, synchronously and without privileges: where it
+ * is bound, or that it is gone.
+ */
+#define _GNU_SOURCE
+#include "sockets.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+void bsh__socket_reach_init(struct bsh__socket_reach *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->diag = -1;
+}
+
+void bsh__socket_reach_release(struct bsh__socket_reach *r)
+{
+    free(r->named);
+    free(r->own);
+    bsh__close(r->diag);
+    bsh__socket_reach_init(r);
+}
+
+struct bsh__socket_file bsh__socket_file_of(const struct stat *st)
+{
+    /* The kernel's internal dev_t, as unix_diag gives it. */
+    uint32_t dev = (uint32_t)((major(st->st_dev) << 20) | minor(st->st_dev));
+    return (struct bsh__socket_file){dev, (uint32_t)st->st_ino};
+}
+
+static bool same_file(struct bsh__socket_file a, struct bsh__socket_file b)
+{
+    return a.dev == b.dev && a.ino == b.ino;
+}
+
+bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st)
+{
+    struct bsh__socket_file *grown =
+        realloc(r->named, (r->nnamed + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return false;
+    r->named = grown;
+    r->named[r->nnamed++] = bsh__socket_file_of(st);
+    return true;
+}
+
+/* The file the diagnostics message `h` names, or NULL. */
+static const struct unix_diag_vfs *vfs_of(const struct nlmsghdr *h)
+{
+    size_t off =
+        NLMSG_ALIGN(sizeof(*h)) + NLMSG_ALIGN(sizeof(struct unix_diag_msg));
+    while (off + sizeof(struct rtattr) <= h->nlmsg_len) {
+        const struct rtattr *a = (const void *)((const char *)h + off);
+        if (a->rta_len < sizeof(*a) || off + a->rta_len > h->nlmsg_len)
+            break;
+        if (a->rta_type == UNIX_DIAG_VFS &&
+            a->rta_len >= RTA_LENGTH(sizeof(struct unix_diag_vfs)))
+            return RTA_DATA(a);
+        off += RTA_ALIGN(a->rta_len);
+    }
+    return NULL;
+}
+
+/* The answer to question `seq`, read without waiting (the kernel answers
+ * before the question's sendto returns); older answers are passed over.
+ * 1 with `*file` when the socket is bound to a file, 0 when it is open
+ * but bound to none, -1 with errno (ENOENT: it is gone). */
+static int read_answer(int diag, uint32_t seq, struct bsh__socket_file *file)
+{
+    union {
+        struct nlmsghdr h;
+        char bytes[1024];
+    } buf;
+    for (;;) {
+        ssize_t n = recv(diag, &buf, sizeof(buf), MSG_DONTWAIT);
+        if (n < 0)
+            return -1;
+        for (size_t off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
+            const struct nlmsghdr *h = (const void *)(buf.bytes + off);
+            if (h->nlmsg_len < sizeof(*h) || off + h->nlmsg_len > (size_t)n)
+                break;
+            off += NLMSG_ALIGN(h->nlmsg_len);
+            if (h->nlmsg_seq != seq)
+                continue;
+            if (h->nlmsg_type == NLMSG_ERROR) {
+                const struct nlmsgerr *e = NLMSG_DATA(h);
+                errno = e->error != 0 ? -e->error : EPROTO;
+                return -1;
+            }
+            if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+                continue;
+            const struct unix_diag_vfs *v = vfs_of(h);
+            if (v == NULL)
+                return 0;
+            *file =
+                (struct bsh__socket_file){v->udiag_vfs_dev, v->udiag_vfs_ino};
+            return 1;
+        }
+    }
+}
+
+/* Where the socket `o` names is bound: see read_answer(). */
+static int locate(struct bsh__socket_reach *r, const struct bsh__own_socket *o,
+                  struct bsh__socket_file *file)
+{
+    if (r->diag < 0)
+        r->diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                         NETLINK_SOCK_DIAG);
+    if (r->diag < 0)
+        return -1;
+    struct {
+        struct nlmsghdr h;
+        struct unix_diag_req q;
+    } ask;
+    memset(&ask, 0, sizeof(ask));
+    ask.h.nlmsg_len = sizeof(ask);
+    ask.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    ask.h.nlmsg_flags = NLM_F_REQUEST;
+    ask.h.nlmsg_seq = ++r->seq;
+    ask.q.sdiag_family = AF_UNIX;
+    ask.q.udiag_states = ~0u;
+    ask.q.udiag_ino = (uint32_t)o->sock_ino;
+    ask.q.udiag_show = UDIAG_SHOW_VFS;
+    ask.q.udiag_cookie[0] = (uint32_t)o->cookie;
+    ask.q.udiag_cookie[1] = (uint32_t)(o->cookie >> 32);
+    struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+    if (sendto(r->diag, &ask, sizeof(ask), 0, (struct sockaddr *)&kernel,
+               sizeof(kernel)) < 0)
+        return -1;
+    return read_answer(r->diag, ask.h.nlmsg_seq, file);
+}
+
+static void forget(struct bsh__socket_reach *r, size_t i)
+{
+    r->own[i] = r->own[--r->nown];
+}
+
+/* Forgets the noted sockets that are gone. */
+static void forget_closed(struct bsh__socket_reach *r)
+{
+    struct bsh__socket_file file;
+    for (size_t i = 0; i < r->nown;)
+        if (locate(r, &r->own[i], &file) < 0 && errno == ENOENT)
+            forget(r, i);
+        else
+            i++;
+}
+
+void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
+                            uint64_t cookie)
+{
+    for (size_t i = 0; i < r->nown; i++)
+        if (r->own[i].sock_ino == sock_ino && r->own[i].cookie == cookie)
+            return;
+    if (r->own == NULL) {
+        r->own = calloc(BSH__OWN_SOCKETS_MAX, sizeof(*r->own));
+        if (r->own == NULL)
+            return; /* it stays out of reach */
+    }
+    if (r->nown == BSH__OWN_SOCKETS_MAX)
+        forget_closed(r);
+    if (r->nown < BSH__OWN_SOCKETS_MAX)
+        r->own[r->nown++] =
+            (struct bsh__own_socket){sock_ino, cookie, {0, 0}, false};
+}
+
+/* Whether noted socket `i` is bound to `want` now. -1: it is gone. */
+static int bound_to(struct bsh__socket_reach *r, size_t i,
+                    struct bsh__socket_file want)
+{
+    struct bsh__own_socket *o = &r->own[i];
+    bool fresh = false;
+    if (!o->located) {
+        int rc = locate(r, o, &o->file);
+        if (rc <= 0)
+            return rc < 0 && errno == ENOENT ? -1 : 0;
+        o->located = fresh = true;
+    }
+    if (!same_file(o->file, want))
+        return 0;
+    if (fresh)
+        return 1;
+    /* Located earlier: the file could have been removed since and its
+     * inode number given to another socket's. */
+    struct bsh__socket_file now;
+    int rc = locate(r, o, &now);
+    if (rc < 0)
+        return errno == ENOENT ? -1 : 0;
+    return rc > 0 && same_file(now, want);
+}
+
+bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st)
+{
+    struct bsh__socket_file want = bsh__socket_file_of(st);
+    for (size_t i = 0; i < r->nnamed; i++)
+        if (same_file(r->named[i], want))
+            return true;
+    for (size_t i = 0; i < r->nown;) {
+        int rc = bound_to(r, i, want);
+        if (rc > 0)
+            return true;
+        if (rc < 0)
+            forget(r, i);
+        else
+            i++;
+    }
+    return false;
+}

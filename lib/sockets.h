@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which Unix sockets a sandboxed run may reach by path (sockets.c): those
+ * the user named (--sandbox-socket) and those that a process of the run
+ * bound itself. Anything else that lies in a writable place, such as the
+ * user's tmux server socket in /tmp or a socket hard-linked there from
+ * outside, stays out of reach.
+ *
+ * A socket the run binds is noted when its bind() passes the supervisor,
+ * by the socket's inode and cookie (unique for the life of the machine),
+ * which the run cannot forge. When the run
+ * connects to a socket file, the kernel's socket diagnostics (unix_diag)
+ * say which file each noted socket is bound to, and whether it is still
+ * open: a file matches only a live socket of the run bound to it.
+ */
+#ifndef BSH_SOCKETS_H
+#define BSH_SOCKETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* A socket file, as the kernel's diagnostics name it. */
+struct bsh__socket_file {
+    uint32_t dev; /* the kernel's device number (major << 20 | minor) */
+    uint32_t ino; /* the inode number's low 32 bits (unix_diag's width) */
+};
+
+/* A socket a process of the run bound. */
+struct bsh__own_socket {
+    uint64_t sock_ino;            /* the socket's own inode */
+    uint64_t cookie;              /* and its cookie (SO_COOKIE): unique */
+    struct bsh__socket_file file; /* where it is bound, once known */
+    bool located;
+};
+
+/* How many bound sockets of one run are kept at once. */
+#define BSH__OWN_SOCKETS_MAX 1024
+
+struct bsh__socket_reach {
+    struct bsh__socket_file *named; /* --sandbox-socket */
+    size_t nnamed;
+    struct bsh__own_socket *own;
+    size_t nown;
+    int diag;     /* NETLINK_SOCK_DIAG, opened when first needed; -1 */
+    uint32_t seq; /* of the last question asked on it */
+};
+
+void bsh__socket_reach_init(struct bsh__socket_reach *r);
+void bsh__socket_reach_release(struct bsh__socket_reach *r);
+
+/* The socket file `st` describes. */
+struct bsh__socket_file bsh__socket_file_of(const struct stat *st);
+
+/* Names a socket file the run may reach; false when out of memory. */
+bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st);
+
+/* Notes the socket with inode `sock_ino` and cookie `cookie` as bound
+ * by the run. */
+void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
+                            uint64_t cookie);
+
+/* Whether the run may connect to the socket file `st` describes. */
+bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st);
+
+#endif
