@@ -97,6 +97,27 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
     return limit_memory_and_pids(s, &o->limits, place);
 }
 
+/* The child's environment with TMPDIR set to the sandbox's private
+ * directory, in place of `*envp`; false when out of memory. */
+static bool use_private_tmpdir(const struct bsh_run_opts *o,
+                               const struct bsh__sandbox *box, char ***envp)
+{
+    size_t count = o->env != NULL ? o->env_count : 0;
+    struct bsh_env_var *vars = malloc((count + 1) * sizeof(*vars));
+    if (vars == NULL)
+        return false;
+    if (count > 0)
+        memcpy(vars, o->env, count * sizeof(*vars));
+    vars[count] = (struct bsh_env_var){"TMPDIR", box->tmpdir};
+    char **with = bsh__env_build(vars, count + 1);
+    free(vars);
+    if (with == NULL)
+        return false;
+    free(*envp);
+    *envp = with;
+    return true;
+}
+
 static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
 {
     const char *prefix = o->pty ? "failed to spawn command in pty"
@@ -137,6 +158,11 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
         place.sandbox = &box;
+        if (!use_private_tmpdir(o, &box, &envp)) {
+            bsh__sandbox_release(&box);
+            bsh__stream_fail(s, BSH_ERR_RESOURCES, "%s: out of memory", prefix);
+            return;
+        }
     }
     struct bsh__launch launch = {
         o->command,
@@ -155,6 +181,10 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         s->report.sandbox = box.report;
         if (rc == 0 && bsh__sandbox_take_listener(&box))
             bsh__stream_supervise(s, &box.sup);
+        if (rc == 0) {
+            bsh__stream_own_tmpdir(s, box.tmpdir);
+            box.tmpdir = NULL;
+        }
         bsh__sandbox_release(&box);
         if (rc < 0 && box.strict && box.failed != 0) {
             bsh__stream_fail(s, BSH_ERR_SANDBOX,

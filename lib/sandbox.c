@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
 #include "internal.h"
+#include "tmpdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -309,6 +310,25 @@ static int name_sockets(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     return 0;
 }
 
+/* The run's private temporary directory, in its TMPDIR (checked with
+ * the writable places) or /tmp. */
+static int make_tmpdir(struct bsh__sandbox *box, char *const *envp, char *why,
+                       size_t why_size)
+{
+    const char *base = bsh__env_value(envp, "TMPDIR");
+    if (base == NULL || base[0] != '/')
+        base = "/tmp";
+    box->tmpdir = bsh__tmpdir_make(base);
+    if (box->tmpdir == NULL) {
+        bsh__format(why, why_size,
+                    "sandbox: cannot make the run's temporary directory in "
+                    "'%s': %s",
+                    base, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The first layer in `mask`, for a message. */
 static const char *first_layer(unsigned mask)
 {
@@ -374,7 +394,8 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
         return -1;
     }
-    if (name_sockets(box, sb, why, why_size) < 0)
+    if (name_sockets(box, sb, why, why_size) < 0 ||
+        make_tmpdir(box, envp, why, why_size) < 0)
         return -1;
     plan_capabilities(box);
     box->planned = planned;
@@ -418,4 +439,8 @@ void bsh__sandbox_release(struct bsh__sandbox *box)
     box->ruleset_fd = bsh__close(box->ruleset_fd);
     box->prog.filter = NULL; /* the process's own, kept */
     box->prog.len = 0;
+    if (box->tmpdir != NULL)
+        bsh__tmpdir_remove(box->tmpdir);
+    free(box->tmpdir);
+    box->tmpdir = NULL;
 }

@@ -36,6 +36,7 @@ struct bsh__sandbox {
      * supervisor then answers the run's mode and time changes. */
     int notify_sock[2];
     struct bsh__supervisor sup;
+    char *tmpdir; /* the run's private TMPDIR (tmpdir.h); NULL: none */
 };
 
 /* Prepares the sandbox `sb` for a run in `cwd` (NULL: ours) with the
@@ -62,7 +63,8 @@ void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path);
  * false when there is none (no seccomp layer). */
 bool bsh__sandbox_take_listener(struct bsh__sandbox *box);
 
-/* Frees what prepare made (and the supervisor, unless it was moved). */
+/* Frees what prepare made (and the supervisor and the temporary
+ * directory, unless they were moved). */
 void bsh__sandbox_release(struct bsh__sandbox *box);
 
 /* The layers in force after the child ran: planned less failed. */

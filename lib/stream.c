@@ -24,6 +24,7 @@
 #include "graveyard.h"
 #include "procinfo.h"
 #include "runstate.h"
+#include "tmpdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -340,10 +341,20 @@ static void unlist_leader(struct bsh_stream *s)
     s->leader_listed = false;
 }
 
+/* The run is over: its private temporary directory goes. */
+static void remove_tmpdir(struct bsh_stream *s)
+{
+    if (s->tmpdir != NULL)
+        bsh__tmpdir_remove(s->tmpdir);
+    free(s->tmpdir);
+    s->tmpdir = NULL;
+}
+
 static void release_all(struct bsh_stream *s)
 {
     unlist_leader(s);
     release_supervisor(s);
+    remove_tmpdir(s);
     close_outputs(s);
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_release(&s->child);
@@ -1088,6 +1099,12 @@ void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup)
         bsh__supervisor_release(&s->sup); /* its calls then fail */
 }
 
+void bsh__stream_own_tmpdir(struct bsh_stream *s, char *tmpdir)
+{
+    remove_tmpdir(s);
+    s->tmpdir = tmpdir;
+}
+
 void bsh__stream_time_out_now(struct bsh_stream *s)
 {
     abort_run(s);
@@ -1102,6 +1119,7 @@ void bsh_stream_free(struct bsh_stream *s)
     abort_run(s);
     release_input(s);
     release_supervisor(s);
+    remove_tmpdir(s);
     bsh__cgroup_remove(&s->cgroup, 0);
     bsh__v1_remove(&s->v1);
     free(s->diagnosis);

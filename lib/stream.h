@@ -76,6 +76,7 @@ struct bsh_stream {
     struct timespec kill_deadline; /* PHASE_ENDING: when to give up */
     atomic_int wakefd;             /* eventfd written by a cancel; -1 */
     struct bsh__supervisor sup;    /* the sandbox's, listener -1: none */
+    char *tmpdir;                  /* the sandbox's private TMPDIR, or NULL */
     atomic_int cancelled;          /* how many cancels were asked for */
     enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
@@ -118,6 +119,10 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p);
 /* The sandbox's supervisor for the run, moved into the stream, which
  * answers its listener while the run lives. */
 void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup);
+
+/* The run's private temporary directory (malloc'd), moved into the
+ * stream, which removes it when the run is over. */
+void bsh__stream_own_tmpdir(struct bsh_stream *s, char *tmpdir);
 
 /* The stream's only item will be the timeout item (timeout 0). A started
  * process is killed and reaped first. */

@@ -406,6 +406,25 @@ workload "name resolution, nice, ulimit, a FIFO, a socketpair" \
      echo ok-names" ok-names
 workload "a socket from outside named with --sandbox-socket" \
     "$(connect_to "$TMP_SOCK")" answered --sandbox-socket "$TMP_SOCK"
+# Each run has a private TMPDIR of its own (0700), removed after it with
+# whatever the run left there, whatever modes it left.
+PRIV='echo "dir=$TMPDIR" && stat -c %a "$TMPDIR" && mkdir -p "$TMPDIR/a/b" &&
+touch "$TMPDIR/a/b/f" && ln -s / "$TMPDIR/root" && chmod 000 "$TMPDIR/a"'
+OUT=$(cd "$WORK" && "$BSH" run --sandbox "$PRIV" 2>&1)
+RC=$?
+DIR1=$(sed -n 's/^dir=//p' <<<"$OUT")
+OUT2=$(cd "$WORK" && "$BSH" run --sandbox 'echo "dir=$TMPDIR"' 2>&1)
+DIR2=$(sed -n 's/^dir=//p' <<<"$OUT2")
+[ $RC -eq 0 ] && [[ $DIR1 == /tmp/bsh-run-* ]] && [[ $OUT == *$'\n'700* ]] &&
+    [ ! -e "$DIR1" ] && [[ $DIR2 == /tmp/bsh-run-* ]] && [ "$DIR1" != "$DIR2" ] &&
+    [ ! -e "$DIR2" ] && [ -d / ]
+judged "a private TMPDIR for each run, removed after it" $? "$OUT / $OUT2"
+workload "a Unix socket the run binds in its TMPDIR" \
+    "python3 -c 'import os, socket, threading
+p = os.path.join(os.environ[\"TMPDIR\"], \"own.sock\")
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b\"tmp-ok\")).start()
+c = socket.socket(socket.AF_UNIX); c.connect(p); print(c.recv(6).decode())'" tmp-ok
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 [[ $OUT == *on-tty*/dev/pts/* ]]
 judged "write to the run's own terminal (PTY)" $? "$OUT"

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's private temporary directory (see tmpdir.h). The removal opens
+ * each directory with O_NOFOLLOW relative to its parent, so a symbolic
+ * link the run left leads nowhere outside; it makes each directory ours
+ * again (the run may have left one without search or write permission)
+ * through its O_PATH fd; and it holds at most DEPTH_MAX directories open
+ * at once: one deeper is moved up to the top and emptied from there.
+ */
+#define _GNU_SOURCE
+#include "tmpdir.h"
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEPTH_MAX 32
+
+char *bsh__tmpdir_make(const char *base)
+{
+    size_t size = strlen(base) + sizeof("/bsh-run-XXXXXX");
+    char *path = malloc(size);
+    if (path == NULL)
+        return NULL;
+    snprintf(path, size, "%s/bsh-run-XXXXXX", base);
+    if (mkdtemp(path) == NULL) { /* mode 0700 */
+        int saved = errno;
+        free(path);
+        errno = saved;
+        return NULL;
+    }
+    return path;
+}
+
+/* The directory `name` in `parent`, opened for reading after it was made
+ * ours (rwx for us); -1 when it is not a directory or cannot be opened. */
+static int open_dir(int parent, const char *name)
+{
+    int path =
+        openat(parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    if (path < 0)
+        return -1;
+    char self[64];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", path);
+    chmod(self, S_IRWXU); /* the directory itself: the link is not followed */
+    int dir = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(path);
+    return dir;
+}
+
+static void empty(int top, int dir, int depth, unsigned *moved);
+
+/* Removes the entry `name` of `dir` (a directory is emptied first): true
+ * when it is gone from there. */
+static bool remove_entry(int top, int dir, const char *name, int depth,
+                         unsigned *moved)
+{
+    if (unlinkat(dir, name, 0) == 0)
+        return true;
+    if (errno != EISDIR)
+        return false;
+    if (depth >= DEPTH_MAX) { /* emptied later, from the top */
+        char up[32];
+        snprintf(up, sizeof(up), ".bsh-deep-%u", (*moved)++);
+        return renameat(dir, name, top, up) == 0;
+    }
+    int sub = open_dir(dir, name);
+    if (sub >= 0)
+        empty(top, sub, depth + 1, moved);
+    return unlinkat(dir, name, AT_REMOVEDIR) == 0;
+}
+
+/* Removes everything in `dir` (closed here). The top is passed over
+ * again while a pass removed something: what moved up is in it. */
+static void empty(int top, int dir, int depth, unsigned *moved)
+{
+    DIR *d = fdopendir(dir);
+    if (d == NULL) {
+        close(dir);
+        return;
+    }
+    bool removed = true;
+    while (removed) {
+        removed = false;
+        rewinddir(d);
+        const struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+                remove_entry(top, dirfd(d), e->d_name, depth, moved))
+                removed = true;
+        if (depth > 0)
+            break;
+    }
+    closedir(d);
+}
+
+void bsh__tmpdir_remove(const char *path)
+{
+    int top = open_dir(AT_FDCWD, path);
+    unsigned moved = 0;
+    if (top >= 0)
+        empty(top, top, 0, &moved);
+    rmdir(path);
+}
