@@ -123,6 +123,11 @@ static int add_limit(struct cli_args *a, const char *s)
                            "invalid limit '%s': expected NAME=VALUE with NAME "
                            "memory, pids, cpu, fsize or output",
                            s);
+    int64_t *field = (int64_t *)(void *)((char *)&a->limits + names[k].offset);
+    if (strcmp(eq + 1, "none") == 0 && k <= 1) { /* memory, pids */
+        *field = BSH_NO_LIMIT; /* not even the sandbox's default */
+        return 0;
+    }
     char *end;
     errno = 0;
     long long v = strtoll(eq + 1, &end, 10);
@@ -141,8 +146,7 @@ static int add_limit(struct cli_args *a, const char *s)
                                  "K, M or G,"
                            : k == 1 ? "a whole number of processes"
                                     : "a whole number of seconds");
-    *(int64_t *)(void *)((char *)&a->limits + names[k].offset) = (int64_t)v
-                                                                 << shift;
+    *field = (int64_t)v << shift;
     return 0;
 }
 

@@ -33,6 +33,15 @@ static void find_homes(void)
         bsh__cgroup_remove_stale(pids_home);
 }
 
+bool bsh__v1_available(const char *controller)
+{
+    pthread_once(&homes_once, find_homes);
+    const char *home = strcmp(controller, "memory") == 0 ? memory_home
+                       : strcmp(controller, "pids") == 0 ? pids_home
+                                                         : "";
+    return home[0] != '\0' && access(home, W_OK) == 0;
+}
+
 /* ---- a run's v1 cgroups ---------------------------------------------------
  */
 

@@ -29,6 +29,10 @@ struct bsh__v1 {
 
 void bsh__v1_init(struct bsh__v1 *v);
 
+/* Whether this process may make cgroups in its v1 hierarchy of
+ * `controller` ("memory" or "pids"). */
+bool bsh__v1_available(const char *controller);
+
 /* Makes the run's v1 cgroups for the limits that are > 0 (bytes, and
  * processes) under the v1 cgroups this process is in: 0, or -1 with
  * "cannot enforce the ... limit: ..." in `why`, which also says why

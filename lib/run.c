@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The documented cap is the clock's own (two names, one value). */
 // NOLINTNEXTLINE(misc-redundant-expression)
@@ -29,8 +30,8 @@ static bool env_values_present(const struct bsh_run_opts *o)
 
 static bool limits_valid(const struct bsh_limits *l)
 {
-    return l->memory_bytes >= 0 && l->pids >= 0 && l->cpu_seconds >= 0 &&
-           l->fsize_bytes >= 0 && l->output_bytes >= 0;
+    return l->memory_bytes >= BSH_NO_LIMIT && l->pids >= BSH_NO_LIMIT &&
+           l->cpu_seconds >= 0 && l->fsize_bytes >= 0 && l->output_bytes >= 0;
 }
 
 static const char *invalid_env_name(const struct bsh_run_opts *o)
@@ -46,6 +47,33 @@ static bool cannot(struct bsh_stream *s, const char *what, const char *why)
 {
     bsh__stream_fail(s, BSH_ERR_CONTAIN, "cannot %s: %s", what, why);
     return false;
+}
+
+/* Half the machine's memory (BSH_SANDBOX_MEMORY_PERCENT), or 0. */
+static int64_t sandbox_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+               ? (int64_t)pages * page / 100 * BSH_SANDBOX_MEMORY_PERCENT
+               : 0;
+}
+
+/* The run's limits: the caller's, with a sandbox's defaults where it set
+ * none (noted in `defaults`: they apply where they can be had). */
+static struct bsh_limits run_limits(const struct bsh_run_opts *o,
+                                    struct bsh_limits *defaults)
+{
+    struct bsh_limits l = o->limits;
+    *defaults = (struct bsh_limits){0};
+    if (o->sandbox.mode != BSH_SANDBOX_OFF && l.pids == 0)
+        l.pids = defaults->pids = BSH_SANDBOX_PIDS;
+    if (o->sandbox.mode != BSH_SANDBOX_OFF && l.memory_bytes == 0)
+        l.memory_bytes = defaults->memory_bytes = sandbox_memory();
+    if (l.pids < 0)
+        l.pids = 0;
+    if (l.memory_bytes < 0)
+        l.memory_bytes = 0;
+    return l;
 }
 
 /* The memory and pids limits: through the run's cgroup v2 where it has
@@ -77,6 +105,21 @@ static bool limit_memory_and_pids(struct bsh_stream *s,
     return true;
 }
 
+/* A default limit that neither the run's cgroup v2 nor a cgroup v1 of
+ * its own can enforce here is left out, not failed on. */
+static void drop_unreachable_defaults(struct bsh_stream *s)
+{
+    bool v2 = s->cgroup.dir >= 0;
+    if (s->default_limits.memory_bytes > 0 &&
+        !(v2 && bsh__cgroup_has(&s->cgroup, "memory")) &&
+        !bsh__v1_available("memory"))
+        s->limits.memory_bytes = s->default_limits.memory_bytes = 0;
+    if (s->default_limits.pids > 0 &&
+        !(v2 && bsh__cgroup_has(&s->cgroup, "pids")) &&
+        !bsh__v1_available("pids"))
+        s->limits.pids = s->default_limits.pids = 0;
+}
+
 /* Makes the run's cgroup as the options ask, with its limits, and says
  * where the child goes; false after failing the stream. */
 static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
@@ -94,7 +137,9 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
             bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
         place->cgroup_dir = s->cgroup.dir;
     }
-    return limit_memory_and_pids(s, &o->limits, place);
+    if (s->default_limits.memory_bytes > 0 || s->default_limits.pids > 0)
+        drop_unreachable_defaults(s);
+    return limit_memory_and_pids(s, &s->limits, place);
 }
 
 /* The child's environment with TMPDIR set to the sandbox's private
@@ -194,12 +239,12 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
     }
-    if (rc < 0 && why.err == ENOMEM && o->limits.memory_bytes > 0) {
+    if (rc < 0 && why.err == ENOMEM && s->limits.memory_bytes > 0) {
         /* The run's cgroup refused bash its first pages. */
         bsh__stream_fail(s, BSH_ERR_CONTAIN,
                          "%s: the memory limit (memory=%lld bytes) is too "
                          "small for bash to start",
-                         prefix, (long long)o->limits.memory_bytes);
+                         prefix, (long long)s->limits.memory_bytes);
         return;
     }
     if (rc < 0) {
@@ -228,7 +273,7 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
     s->grace_ms = o->grace_ms;
     s->started = started;
     s->want_report = o->report;
-    s->limits = o->limits;
+    s->limits = run_limits(o, &s->default_limits);
     s->stdin_asked = o->stdin_pipe;
     spawn_child(s, o);
     /* The reference spawns, then kills at once: one timeout item. */
@@ -250,7 +295,8 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
         o->pty_rows > 0xffff || o->pty_cols > 0xffff ||
         (unsigned)o->containment > BSH_CONTAIN_SESSION ||
         (unsigned)o->sandbox.mode > BSH_SANDBOX_BEST_EFFORT ||
-        (o->sandbox.write_dirs == NULL && o->sandbox.write_count > 0))
+        (o->sandbox.write_dirs == NULL && o->sandbox.write_count > 0) ||
+        (o->sandbox.sockets == NULL && o->sandbox.socket_count > 0))
         return BSH_EINVAL;
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)

@@ -85,11 +85,12 @@ struct bsh_stream {
     struct bsh__v1 v1;         /* cgroup v1 limits where v2 has none */
     struct timespec started;   /* when bsh_run() was called */
     struct bsh_limits limits;
-    enum bsh_limit limit_hit; /* the output limit, once passed */
-    uint64_t bytes[2];        /* delivered: stdout, stderr */
-    int killed;               /* processes killed at the end, -1 unknown */
-    int sid;                  /* the run's session (the child's first pid) */
-    bool leader_listed;       /* sid is in the list the session scans skip */
+    struct bsh_limits default_limits; /* of those, a sandbox's defaults */
+    enum bsh_limit limit_hit;         /* the output limit, once passed */
+    uint64_t bytes[2];                /* delivered: stdout, stderr */
+    int killed;         /* processes killed at the end, -1 unknown */
+    int sid;            /* the run's session (the child's first pid) */
+    bool leader_listed; /* sid is in the list the session scans skip */
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
 };

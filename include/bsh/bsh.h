@@ -163,6 +163,10 @@ enum bsh_containment {
  * run's own in that controller's v1 hierarchy (any containment); where
  * neither can be had the run fails with BSH_ERR_CONTAIN. */
 struct bsh_limits {
+    /* A sandboxed run that sets neither gets BSH_SANDBOX_PIDS and
+     * BSH_SANDBOX_MEMORY_PERCENT of the machine's memory, each where the
+     * machine can give it (else the run goes without); BSH_NO_LIMIT
+     * asks for none even then. */
     int64_t memory_bytes; /* the whole run (memory.max; v1 limit_in_bytes) */
     int64_t pids;         /* processes and threads at once (pids.max) */
     int64_t cpu_seconds;  /* CPU time of each process (RLIMIT_CPU) */
@@ -170,6 +174,12 @@ struct bsh_limits {
     int64_t output_bytes; /* stdout plus stderr: past it the run ends, with
                              every byte up to the limit delivered */
 };
+
+/** memory_bytes or pids: no limit, not even a sandbox's default. */
+#define BSH_NO_LIMIT (-1)
+/** A sandboxed run's default limits (see bsh_limits). */
+#define BSH_SANDBOX_PIDS           4096
+#define BSH_SANDBOX_MEMORY_PERCENT 50
 
 /** How a run is confined (SPEC 8). */
 enum bsh_sandbox_mode {

@@ -266,8 +266,22 @@ expect "a bad sandbox mode: 125" 125 "" \
     "bsh: invalid sandbox 'loose': expected strict or best-effort\n" -- \
     run --sandbox=loose true
 expect "--sandbox-write without --sandbox: 125" 125 "" \
-    "bsh: run: --sandbox-write and --sandbox-net go with --sandbox\n" -- \
+    "bsh: run: --sandbox-write, --sandbox-socket and --sandbox-net go with --sandbox\n" -- \
     run --sandbox-write /tmp true
+expect "--sandbox-socket without --sandbox: 125" 125 "" \
+    "bsh: run: --sandbox-write, --sandbox-socket and --sandbox-net go with --sandbox\n" -- \
+    run --sandbox-socket /tmp/x.sock true
+expect "a --sandbox-socket that is not a socket: 125" 125 "" \
+    "bsh: sandbox: socket '/etc/hostname': not a socket\n" -- \
+    run --sandbox --sandbox-socket /etc/hostname 'echo never'
+expect "a --sandbox-socket that does not exist: 125" 125 "" \
+    "bsh: sandbox: socket '/nonexistent-bsh.sock': No such file or directory\n" -- \
+    run --sandbox --sandbox-socket /nonexistent-bsh.sock 'echo never'
+expect "--limit pids=none and memory=none are taken" 0 "ran\n" "" -- \
+    run -l pids=none -l memory=none 'echo ran'
+expect "--limit cpu=none is refused: 125" 125 "" \
+    "bsh: invalid limit 'cpu=none': expected a whole number of seconds from 1\n" -- \
+    run -l cpu=none true
 expect "a --sandbox-write directory that cannot be opened: 125" 125 "" \
     "bsh: sandbox: cannot open '/nonexistent-bsh': No such file or directory\n" -- \
     run --sandbox --sandbox-write /nonexistent-bsh 'echo never'

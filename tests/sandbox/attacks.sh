@@ -425,6 +425,27 @@ p = os.path.join(os.environ[\"TMPDIR\"], \"own.sock\")
 s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
 threading.Thread(target=lambda: s.accept()[0].sendall(b\"tmp-ok\")).start()
 c = socket.socket(socket.AF_UNIX); c.connect(p); print(c.recv(6).decode())'" tmp-ok
+# Default pids and memory limits, where this machine has the cgroup v1
+# controllers for this user (cgroup v2 ones are checked the same way by
+# the library); -l NAME=none drops them, -l NAME=N replaces them.
+if [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory ]; then
+    LIMITS='p=$(sed -n "s/^[0-9]*:pids:\(.*\)/\1/p" /proc/self/cgroup)
+m=$(sed -n "s/^[0-9]*:memory:\(.*\)/\1/p" /proc/self/cgroup)
+echo "pids=$(cat /sys/fs/cgroup/pids$p/pids.max 2>/dev/null || echo max) memory=$(cat /sys/fs/cgroup/memory$m/memory.limit_in_bytes)"'
+    HALF=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE) / 100 * 50))
+    D=$(cd "$WORK" && "$BSH" run --sandbox "$LIMITS" 2>&1)
+    N=$(cd "$WORK" && "$BSH" run --sandbox -l pids=none -l memory=none "$LIMITS" 2>&1)
+    S=$(cd "$WORK" && "$BSH" run --sandbox -l pids=64 -l memory=256M "$LIMITS" 2>&1)
+    P=$(cd "$WORK" && "$BSH" run "$LIMITS" 2>&1)
+    # Page-rounded by the kernel: compare the memory limit in MiB.
+    [[ $D == "pids=4096 memory="* ]] && [ $((${D#*memory=} >> 20)) -eq $((HALF >> 20)) ] &&
+        [[ $N == "pids=max memory="* ]] && [ "${N#*memory=}" -gt "$HALF" ] &&
+        [ "$S" = "pids=64 memory=268435456" ] && [[ $P == "pids=max memory="* ]]
+    judged "default limits: pids 4096 and half the memory, -l replaces, none drops" $? \
+        "default: $D | none: $N | set: $S | plain: $P"
+else
+    echo "workload default limits: n/a (no writable cgroup v1 pids and memory here)"
+fi
 OUT=$(cd "$WORK" && "$BSH" run -p --sandbox 'echo on-tty > $(tty) && tty' 2>&1)
 [[ $OUT == *on-tty*/dev/pts/* ]]
 judged "write to the run's own terminal (PTY)" $? "$OUT"
