@@ -32,6 +32,8 @@ struct facts {
     const char *containment;           /* what a run gets */
     bool memory_limit, pids_limit;     /* a run may have them */
     struct bsh_sandbox_report sandbox; /* what a best-effort run gets */
+    bool own_sockets;                  /* unix_diag answers */
+    struct bsh_limits sandbox_limits;  /* a sandboxed run's defaults */
 };
 
 /* Reads one line of `path` into `buf`, without its newline. */
@@ -158,6 +160,19 @@ static void gather(struct facts *f)
     f->memory_limit =
         limit_works(&(struct bsh_limits){.memory_bytes = 1 << 30});
     f->pids_limit = limit_works(&(struct bsh_limits){.pids = 4096});
+    f->own_sockets = bsh_sandbox_own_sockets();
+    bsh_sandbox_default_limits(&f->sandbox_limits);
+}
+
+/* "4096 processes" or "none (cannot be enforced here)". */
+static const char *default_limit(int64_t value, const char *unit, bool enforced,
+                                 char *buf, size_t size)
+{
+    if (enforced)
+        snprintf(buf, size, "%lld %s", (long long)value, unit);
+    else
+        snprintf(buf, size, "none (cannot be enforced here)");
+    return buf;
 }
 
 static void print_text(const struct facts *f)
@@ -184,6 +199,18 @@ static void print_text(const struct facts *f)
         printf(" %s %s%s", bsh_sandbox_layer_name(1u << i),
                report_layer_state(&f->sandbox, 1u << i),
                i + 1 < BSH_SANDBOX_LAYERS ? "," : "\n");
+    char pids[48], memory[48];
+    printf("sandbox defaults of a run: pids %s, memory %s; a private "
+           "TMPDIR\n",
+           default_limit(f->sandbox_limits.pids, "processes", f->pids_limit,
+                         pids, sizeof(pids)),
+           default_limit(f->sandbox_limits.memory_bytes, "bytes",
+                         f->memory_limit, memory, sizeof(memory)));
+    printf("sandbox IPC: SysV IPC and keyrings denied (seccomp; no IPC "
+           "namespace); Unix sockets: %s and --sandbox-socket ones, no "
+           "datagram sockets\n",
+           f->own_sockets ? "the run's own"
+                          : "not the run's own (no unix_diag here)");
     printf("--sandbox (strict): %s\n", f->sandbox.missing == 0
                                            ? "available"
                                            : "fails every run here; use "
@@ -201,7 +228,10 @@ static void print_json(const struct facts *f)
            "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"
            "\"unprivileged\":%s},\"pidfd\":%s,\"close_range\":%s,"
            "\"containment\":\"%s\",\"limits\":{\"memory\":%s,\"pids\":%s},"
-           "\"sandbox\":{\"strict\":%s,\"layers\":{",
+           "\"sandbox\":{\"strict\":%s,\"own_sockets\":%s,"
+           "\"sysv_ipc\":\"denied\",\"keyrings\":\"denied\","
+           "\"default_limits\":{\"pids\":%lld,\"memory\":%lld},"
+           "\"layers\":{",
            bsh_version(), f->kernel, f->landlock_abi,
            f->seccomp ? "true" : "false", f->cgroup_path[0] ? path : "null",
            f->cgroup_writable ? "true" : "false", ctl, f->userns_max,
@@ -209,7 +239,10 @@ static void print_json(const struct facts *f)
            f->pidfd ? "true" : "false", f->close_range ? "true" : "false",
            f->containment, f->memory_limit ? "true" : "false",
            f->pids_limit ? "true" : "false",
-           f->sandbox.missing == 0 ? "true" : "false");
+           f->sandbox.missing == 0 ? "true" : "false",
+           f->own_sockets ? "true" : "false",
+           f->pids_limit ? (long long)f->sandbox_limits.pids : 0LL,
+           f->memory_limit ? (long long)f->sandbox_limits.memory_bytes : 0LL);
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         printf("%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
                report_layer_state(&f->sandbox, 1u << i));

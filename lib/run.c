@@ -58,17 +58,24 @@ static int64_t sandbox_memory(void)
                : 0;
 }
 
+void bsh_sandbox_default_limits(struct bsh_limits *out)
+{
+    *out = (struct bsh_limits){.pids = BSH_SANDBOX_PIDS,
+                               .memory_bytes = sandbox_memory()};
+}
+
 /* The run's limits: the caller's, with a sandbox's defaults where it set
  * none (noted in `defaults`: they apply where they can be had). */
 static struct bsh_limits run_limits(const struct bsh_run_opts *o,
                                     struct bsh_limits *defaults)
 {
-    struct bsh_limits l = o->limits;
+    struct bsh_limits l = o->limits, sandboxed;
     *defaults = (struct bsh_limits){0};
+    bsh_sandbox_default_limits(&sandboxed);
     if (o->sandbox.mode != BSH_SANDBOX_OFF && l.pids == 0)
-        l.pids = defaults->pids = BSH_SANDBOX_PIDS;
+        l.pids = defaults->pids = sandboxed.pids;
     if (o->sandbox.mode != BSH_SANDBOX_OFF && l.memory_bytes == 0)
-        l.memory_bytes = defaults->memory_bytes = sandbox_memory();
+        l.memory_bytes = defaults->memory_bytes = sandboxed.memory_bytes;
     if (l.pids < 0)
         l.pids = 0;
     if (l.memory_bytes < 0)

@@ -219,3 +219,23 @@ bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st)
     }
     return false;
 }
+
+bool bsh_sandbox_own_sockets(void)
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+        return false;
+    struct stat st;
+    struct bsh__own_socket o = {0, 0, {0, 0}, false};
+    socklen_t len = sizeof(o.cookie);
+    struct bsh__socket_reach r;
+    bsh__socket_reach_init(&r);
+    bool answered =
+        fstat(pair[0], &st) == 0 &&
+        getsockopt(pair[0], SOL_SOCKET, SO_COOKIE, &o.cookie, &len) == 0 &&
+        (o.sock_ino = st.st_ino, locate(&r, &o, &o.file) >= 0);
+    bsh__socket_reach_release(&r);
+    close(pair[0]);
+    close(pair[1]);
+    return answered;
+}

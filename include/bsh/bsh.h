@@ -248,6 +248,15 @@ BSH_API const char *bsh_sandbox_layer_name(unsigned layer);
 /** The Landlock ABI version this kernel offers, 0 when none. */
 BSH_API int bsh_landlock_abi(void);
 
+/** The limits a sandboxed run gets when its caller sets none: pids and
+ * memory_bytes (see bsh_limits); the other fields 0. */
+BSH_API void bsh_sandbox_default_limits(struct bsh_limits *out);
+
+/** Whether this kernel tells bsh where a Unix socket is bound (its
+ * unix_diag socket diagnostics): without it a sandboxed run reaches no
+ * socket it bound itself, only those it was given by path. */
+BSH_API bool bsh_sandbox_own_sockets(void);
+
 /** What `sandbox` would be made of on this kernel: `applied` holds the
  *  layers a run would get, `missing` those it cannot have (strict mode
  *  then fails every run), `off` those not asked for. */

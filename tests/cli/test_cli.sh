@@ -304,8 +304,15 @@ ok $? "doctor: the memory and pids limits as runs with them fare"
 d = json.load(sys.stdin)
 assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities"}
 assert isinstance(d["landlock_abi"], int) and d["containment"] in ("cgroup", "subreaper")
-assert set(d["limits"]) == {"memory", "pids"} and all(isinstance(v, bool) for v in d["limits"].values())'
+assert set(d["limits"]) == {"memory", "pids"} and all(isinstance(v, bool) for v in d["limits"].values())
+sb = d["sandbox"]
+assert sb["sysv_ipc"] == "denied" and sb["keyrings"] == "denied" and isinstance(sb["own_sockets"], bool)
+assert sb["default_limits"]["pids"] == (4096 if d["limits"]["pids"] else 0)
+assert (sb["default_limits"]["memory"] > 0) == d["limits"]["memory"]'
 ok $? "doctor --json: one object with the same facts"
+grep -q '^sandbox IPC: SysV IPC and keyrings denied' "$T/doctor" &&
+    grep -q '^sandbox defaults of a run: pids ' "$T/doctor"
+ok $? "doctor: the sandbox's IPC, sockets and default limits"
 expect "doctor takes --json only" 125 "" "bsh: doctor: unknown option '-p'\n" -- doctor -p
 
 tap_end
