@@ -14,6 +14,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,7 +30,6 @@ void bsh__socket_reach_init(struct bsh__socket_reach *r)
 void bsh__socket_reach_release(struct bsh__socket_reach *r)
 {
     free(r->named);
-    free(r->own);
     bsh__close(r->diag);
     bsh__socket_reach_init(r);
 }
@@ -143,18 +143,44 @@ static int locate(struct bsh__socket_reach *r, const struct bsh__own_socket *o,
     return read_answer(r->diag, ask.h.nlmsg_seq, file);
 }
 
-static void forget(struct bsh__socket_reach *r, size_t i)
+/* The sockets that runs of this process bound, shared by all of them: a
+ * run reaches a socket that another run of the same server bound (a
+ * server it started in an earlier call). A forked child's copy is not
+ * its own. */
+static struct {
+    pthread_mutex_t lock;
+    struct bsh__own_socket *list; /* BSH__OWN_SOCKETS_MAX of them */
+    size_t count;
+    pid_t owner;
+} bound = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+/* Takes the lock; false (not taken) when the list cannot be had. */
+static bool lock_bound(void)
 {
-    r->own[i] = r->own[--r->nown];
+    pthread_mutex_lock(&bound.lock);
+    if (bound.owner != getpid()) {
+        bound.owner = getpid();
+        bound.count = 0;
+    }
+    if (bound.list == NULL)
+        bound.list = calloc(BSH__OWN_SOCKETS_MAX, sizeof(*bound.list));
+    if (bound.list == NULL)
+        pthread_mutex_unlock(&bound.lock);
+    return bound.list != NULL;
+}
+
+static void forget(size_t i)
+{
+    bound.list[i] = bound.list[--bound.count];
 }
 
 /* Forgets the noted sockets that are gone. */
 static void forget_closed(struct bsh__socket_reach *r)
 {
     struct bsh__socket_file file;
-    for (size_t i = 0; i < r->nown;)
-        if (locate(r, &r->own[i], &file) < 0 && errno == ENOENT)
-            forget(r, i);
+    for (size_t i = 0; i < bound.count;)
+        if (locate(r, &bound.list[i], &file) < 0 && errno == ENOENT)
+            forget(i);
         else
             i++;
 }
@@ -162,26 +188,25 @@ static void forget_closed(struct bsh__socket_reach *r)
 void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
                             uint64_t cookie)
 {
-    for (size_t i = 0; i < r->nown; i++)
-        if (r->own[i].sock_ino == sock_ino && r->own[i].cookie == cookie)
-            return;
-    if (r->own == NULL) {
-        r->own = calloc(BSH__OWN_SOCKETS_MAX, sizeof(*r->own));
-        if (r->own == NULL)
-            return; /* it stays out of reach */
-    }
-    if (r->nown == BSH__OWN_SOCKETS_MAX)
+    if (!lock_bound())
+        return; /* it stays out of reach */
+    bool known = false;
+    for (size_t i = 0; i < bound.count && !known; i++)
+        known = bound.list[i].sock_ino == sock_ino &&
+                bound.list[i].cookie == cookie;
+    if (!known && bound.count == BSH__OWN_SOCKETS_MAX)
         forget_closed(r);
-    if (r->nown < BSH__OWN_SOCKETS_MAX)
-        r->own[r->nown++] =
+    if (!known && bound.count < BSH__OWN_SOCKETS_MAX)
+        bound.list[bound.count++] =
             (struct bsh__own_socket){sock_ino, cookie, {0, 0}, false};
+    pthread_mutex_unlock(&bound.lock);
 }
 
 /* Whether noted socket `i` is bound to `want` now. -1: it is gone. */
 static int bound_to(struct bsh__socket_reach *r, size_t i,
                     struct bsh__socket_file want)
 {
-    struct bsh__own_socket *o = &r->own[i];
+    struct bsh__own_socket *o = &bound.list[i];
     bool fresh = false;
     if (!o->located) {
         int rc = locate(r, o, &o->file);
@@ -208,16 +233,19 @@ bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st)
     for (size_t i = 0; i < r->nnamed; i++)
         if (same_file(r->named[i], want))
             return true;
-    for (size_t i = 0; i < r->nown;) {
+    if (!lock_bound())
+        return false;
+    bool found = false;
+    for (size_t i = 0; i < bound.count && !found;) {
         int rc = bound_to(r, i, want);
-        if (rc > 0)
-            return true;
+        found = rc > 0;
         if (rc < 0)
-            forget(r, i);
+            forget(i);
         else
             i++;
     }
-    return false;
+    pthread_mutex_unlock(&bound.lock);
+    return found;
 }
 
 bool bsh_sandbox_own_sockets(void)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which Unix sockets a sandboxed run may reach by path (sockets.c): those
- * the user named (--sandbox-socket) and those that a process of the run
- * bound itself. Anything else that lies in a writable place, such as the
- * user's tmux server socket in /tmp or a socket hard-linked there from
- * outside, stays out of reach.
+ * the user named (--sandbox-socket) and those that a process of the run,
+ * or of another run of the same process (an MCP server's), bound. Anything else
+ * that lies in a writable place, such as the user's tmux server socket in /tmp
+ * or a socket hard-linked there from outside, stays out of reach.
  *
  * A socket the run binds is noted when its bind() passes the supervisor,
  * by the socket's inode and cookie (unique for the life of the machine),
@@ -35,14 +35,14 @@ struct bsh__own_socket {
     bool located;
 };
 
-/* How many bound sockets of one run are kept at once. */
+/* How many bound sockets of runs are kept at once: sockets.c keeps them
+ * for all the runs of the process, so that a run reaches a socket that
+ * another run of the same server bound. */
 #define BSH__OWN_SOCKETS_MAX 1024
 
 struct bsh__socket_reach {
     struct bsh__socket_file *named; /* --sandbox-socket */
     size_t nnamed;
-    struct bsh__own_socket *own;
-    size_t nown;
     int diag;     /* NETLINK_SOCK_DIAG, opened when first needed; -1 */
     uint32_t seq; /* of the last question asked on it */
 };

@@ -208,6 +208,52 @@ static void writable_places(void)
     ok(system(cmd) == 0 && rmdir(dir) == 0, "cleaned up");
 }
 
+/* A Unix socket that one sandboxed run bound is reached by another run of
+ * the same process (an MCP server's later call), not only by its own. */
+static void socket_of_another_run(void)
+{
+    char dir[] = "/var/tmp/bsh-sandbox-XXXXXX", serve[600], client[600];
+    ok(mkdtemp(dir) != NULL, "a directory for the socket");
+    const char *dirs[] = {dir};
+    snprintf(serve, sizeof(serve),
+             "python3 -c 'import socket\n"
+             "s = socket.socket(socket.AF_UNIX); s.bind(\"%s/srv.sock\"); "
+             "s.listen(1); print(\"ready\", flush=True)\n"
+             "c, _ = s.accept(); c.sendall(b\"served\"); c.close()'",
+             dir);
+    snprintf(client, sizeof(client),
+             "python3 -c 'import socket\n"
+             "s = socket.socket(socket.AF_UNIX); s.connect(\"%s/srv.sock\"); "
+             "print(s.recv(6).decode())'",
+             dir);
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = serve;
+    o.timeout_ms = 20000;
+    o.sandbox = (struct bsh_sandbox){
+        .mode = BSH_SANDBOX_STRICT, .write_dirs = dirs, .write_count = 1};
+    struct bsh_stream *server = NULL;
+    struct bsh_error err;
+    struct bsh_item item;
+    bool ready = false;
+    int rc = bsh_run(&o, &server, &err);
+    while (rc == BSH_OK && !ready && bsh_stream_next(server, &item) == 1)
+        ready = item.kind == BSH_ITEM_STDOUT && item.len >= 5 &&
+                memcmp(item.data, "ready", 5) == 0;
+    ok(ready, "the first run listens on its socket");
+    o.command = client;
+    struct result r;
+    run_collect(&o, &r);
+    ok(result_exit(&r, 0) && r.out_len == 7 &&
+           memcmp(r.out, "served\n", 7) == 0,
+       "a second run connects to it");
+    result_free(&r);
+    while (server != NULL && bsh_stream_next(server, &item) == 1)
+        ;
+    bsh_stream_free(server);
+    snprintf(serve, sizeof(serve), "rm -rf %s", dir);
+    ok(system(serve) == 0, "cleaned up");
+}
+
 int main(void)
 {
     layers_by_abi();
@@ -217,5 +263,6 @@ int main(void)
     supervised_chmod(BLOCKING);
     supervised_chmod(POLLABLE_FD);
     supervised_chmod(POLLFDS);
+    socket_of_another_run();
     return tap_done();
 }
