@@ -9,8 +9,12 @@
 #include "internal.h"
 #include "sandbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,66 +96,86 @@ static const char *refused(const char *real, const char *home,
     return NULL;
 }
 
+void bsh__place_open(struct bsh__place *p, const char *what, const char *path)
+{
+    p->what = what;
+    p->path = path;
+    p->real = NULL;
+    p->fd = path != NULL ? open(path, O_PATH | O_CLOEXEC) : -1;
+    p->err = p->fd < 0 ? (path != NULL ? errno : ENOENT) : 0;
+    if (p->fd < 0)
+        return;
+    char self[64], real[PATH_MAX];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", p->fd);
+    ssize_t n = readlink(self, real, sizeof(real) - 1);
+    if (n > 0 && real[0] == '/') {
+        real[n] = '\0';
+        p->real = strdup(real);
+    }
+    if (p->real == NULL) { /* unknown where it is: it gives nothing */
+        p->fd = bsh__close(p->fd);
+        p->err = ENOENT;
+    }
+}
+
+void bsh__place_close(struct bsh__place *p)
+{
+    p->fd = bsh__close(p->fd);
+    free(p->real);
+    p->real = NULL;
+}
+
 /* Whether TMPDIR's real path lies where temporary files may. */
-static bool temporary_place(const char *real, const char *dir,
-                            const struct bsh_sandbox *sb)
+static bool temporary_place(const char *real, const struct bsh__place *dir,
+                            const struct bsh__place *writes, size_t count)
 {
     for (size_t i = 0; i < COUNT(temporary_dirs); i++)
         if (bsh__path_within(real, temporary_dirs[i]))
             return true;
-    bool found = false;
-    for (size_t i = 0; i <= sb->write_count && !found; i++) {
-        const char *place = i < sb->write_count ? sb->write_dirs[i] : dir;
-        char *place_real = place != NULL ? realpath(place, NULL) : NULL;
-        found = place_real != NULL && bsh__path_within(real, place_real);
-        free(place_real);
-    }
-    return found;
+    if (dir->real != NULL && bsh__path_within(real, dir->real))
+        return true;
+    for (size_t i = 0; i < count; i++)
+        if (writes[i].real != NULL && bsh__path_within(real, writes[i].real))
+            return true;
+    return false;
 }
-
-struct homes {
-    const char *passwd; /* kept for the process */
-    char *env;
-};
 
 /* One place: -1 with `why` when it may not be writable; a missing one
  * passes (it gives nothing). */
-static int check(const char *what, const char *path, const struct homes *h,
-                 char *why, size_t why_size)
+static int check(const struct bsh__place *p, const char *home,
+                 const char *env_home, char *why, size_t why_size)
 {
-    char *real = path != NULL ? realpath(path, NULL) : NULL;
-    if (real == NULL)
+    if (p->real == NULL)
         return 0;
-    const char *reason = refused(real, h->passwd, h->env);
+    const char *reason = refused(p->real, home, env_home);
     if (reason != NULL)
         bsh__format(why, why_size, "sandbox: cannot make %s '%s' writable: %s",
-                    what, path, reason);
-    free(real);
+                    p->what, p->path, reason);
     return reason != NULL ? -1 : 0;
 }
 
-int bsh__places_check(const struct bsh_sandbox *sb, const char *dir,
-                      const char *tmpdir, char *const *envp, char *why,
-                      size_t why_size)
+int bsh__places_check(const struct bsh__place *dir,
+                      const struct bsh__place *tmp,
+                      const struct bsh__place *writes, size_t count,
+                      char *const *envp, char *why, size_t why_size)
 {
     const char *env_home = bsh__env_value(envp, "HOME");
-    struct homes h = {passwd_home(),
-                      env_home != NULL ? realpath(env_home, NULL) : NULL};
-    int rc = check("the working directory", dir, &h, why, why_size);
+    char *env_real = env_home != NULL ? realpath(env_home, NULL) : NULL;
+    const char *home = passwd_home();
+    int rc = check(dir, home, env_real, why, why_size);
     if (rc == 0)
-        rc = check("TMPDIR", tmpdir, &h, why, why_size);
-    for (size_t i = 0; rc == 0 && i < sb->write_count; i++)
-        rc = check("the directory", sb->write_dirs[i], &h, why, why_size);
-    char *tmp_real = rc == 0 && tmpdir != NULL ? realpath(tmpdir, NULL) : NULL;
-    if (tmp_real != NULL && !temporary_place(tmp_real, dir, sb)) {
+        rc = check(tmp, home, env_real, why, why_size);
+    for (size_t i = 0; rc == 0 && i < count; i++)
+        rc = check(&writes[i], home, env_real, why, why_size);
+    if (rc == 0 && tmp->real != NULL &&
+        !temporary_place(tmp->real, dir, writes, count)) {
         bsh__format(why, why_size,
                     "sandbox: cannot make TMPDIR '%s' writable: it lies "
                     "outside /tmp, /var/tmp, /dev/shm, the working directory "
                     "and the directories made writable",
-                    tmpdir);
+                    tmp->path);
         rc = -1;
     }
-    free(tmp_real);
-    free(h.env);
+    free(env_real);
     return rc;
 }

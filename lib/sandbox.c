@@ -136,30 +136,37 @@ static uint64_t fs_rights(int abi)
     (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | \
      LL_FS_IOCTL_DEV)
 
+/* A rule for the open file `fd`. */
+static int add_fd(int ruleset, int fd, uint64_t rights)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        rights &= FILE_RIGHTS;
+    struct ll_path_beneath pb = {rights, fd};
+    return syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb,
+                   0) < 0
+               ? -1
+               : 0;
+}
+
 static int add_path(int ruleset, const char *path, uint64_t rights)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        rights &= FILE_RIGHTS;
-    struct ll_path_beneath pb = {rights, fd};
-    long rc =
-        syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
+    int rc = add_fd(ruleset, fd, rights);
     int saved = errno;
     close(fd);
     errno = saved;
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
-/* The Landlock ruleset of the run; -1 with `why` set. */
-static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
-                        int abi, const char *cwd, char *const *envp, char *why,
-                        size_t why_size)
+/* The Landlock ruleset, empty; -1 with `why` set. */
+static int create_ruleset(struct bsh__sandbox *box,
+                          const struct bsh_sandbox *sb, int abi, char *why,
+                          size_t why_size)
 {
-    uint64_t fs = fs_rights(abi);
-    struct ll_ruleset_attr attr = {fs, 0, 0};
+    struct ll_ruleset_attr attr = {fs_rights(abi), 0, 0};
     size_t size = sizeof(attr.handled_access_fs);
     if (abi >= NET_ABI) {
         size = offsetof(struct ll_ruleset_attr, scoped);
@@ -171,11 +178,7 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
     }
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-    if (rs < 0) {
-        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
-        return -1;
-    }
-    if (rs < 3) { /* the child's stdio would cover it */
+    if (rs >= 0 && rs < 3) { /* the child's stdio would cover it */
         int high = fcntl(rs, F_DUPFD_CLOEXEC, 3);
         close(rs);
         rs = high;
@@ -185,46 +188,93 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* Grants `rights` on place `p` (when it exists) and tells the supervisor. */
+static void grant(struct bsh__sandbox *box, const struct bsh__place *p,
+                  uint64_t rights)
+{
+    if (p->fd >= 0 && add_fd(box->ruleset_fd, p->fd, rights) == 0)
+        bsh__supervisor_allow(&box->sup, p->real);
+}
+
+/* The writable places: the working directory `dir`, /tmp, TMPDIR and the
+ * --sandbox-write directories, each opened once, checked, and granted
+ * from that one open. -1 with `why` set. */
+static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                        uint64_t write, const char *dir, char *const *envp,
+                        char *why, size_t why_size)
+{
+    const char *tmpdir = bsh__env_value(envp, "TMPDIR");
+    struct bsh__place here, tmp, slash_tmp;
+    struct bsh__place *writes = calloc(sb->write_count + 1, sizeof(*writes));
+    if (writes == NULL) {
+        bsh__format(why, why_size, "sandbox: out of memory");
+        return -1;
+    }
+    bsh__place_open(&here, "the working directory", dir);
+    bsh__place_open(&tmp, "TMPDIR",
+                    tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : NULL);
+    bsh__place_open(&slash_tmp, "/tmp", "/tmp");
+    int rc = 0;
+    for (size_t i = 0; i < sb->write_count; i++) {
+        bsh__place_open(&writes[i], "the directory", sb->write_dirs[i]);
+        if (writes[i].fd < 0 && rc == 0) {
+            bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
+                        sb->write_dirs[i], strerror(writes[i].err));
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        rc = bsh__places_check(&here, &tmp, writes, sb->write_count, envp, why,
+                               why_size);
+    if (rc == 0) {
+        grant(box, &here, write);
+        grant(box, &slash_tmp, write);
+        grant(box, &tmp, write);
+        for (size_t i = 0; i < sb->write_count; i++)
+            grant(box, &writes[i], write);
+    }
+    bsh__place_close(&here);
+    bsh__place_close(&tmp);
+    bsh__place_close(&slash_tmp);
+    for (size_t i = 0; i < sb->write_count; i++)
+        bsh__place_close(&writes[i]);
+    free(writes);
+    return rc;
+}
+
+/* The Landlock ruleset of the run; -1 with `why` set. */
+static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
+                        int abi, const char *cwd, char *const *envp, char *why,
+                        size_t why_size)
+{
+    if (create_ruleset(box, sb, abi, why, why_size) < 0)
+        return -1;
+    int rs = box->ruleset_fd;
+    uint64_t fs = fs_rights(abi);
     /* No device ioctl outside: another terminal of the user could be
      * resized, silenced or given a new interrupt key. */
     uint64_t read = LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR;
-    const char *tmpdir = bsh__env_value(envp, "TMPDIR");
+    /* Writable, but no device node may be made (a block device in the
+     * project would be the disk itself). */
+    uint64_t write = fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
     char here[4096];
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
-    const char *fixed[] = {dir,         "/tmp",      "/dev/null",
-                           "/dev/zero", "/dev/full", "/dev/tty"};
-    if (bsh__places_check(sb, dir,
-                          tmpdir != NULL && tmpdir[0] == '/' ? tmpdir : NULL,
-                          envp, why, why_size) < 0)
+    if (grant_places(box, sb, write, dir, envp, why, why_size) < 0)
         return -1;
     if (add_path(rs, "/", read) < 0) {
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;
     }
-    /* Writable, but no device node may be made (a block device in the
-     * project would be the disk itself). */
-    uint64_t write = fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
-    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-        if (fixed[i] != NULL)
-            add_path(rs, fixed[i], write); /* a missing one gives nothing */
+    const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"};
+    for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
+        add_path(rs, devices[i], write); /* a missing one gives nothing */
     /* Read-only devices whose ioctls reach nothing outside. */
     const char *plain[] = {"/dev/random", "/dev/urandom"};
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
         add_path(rs, plain[i], read | (fs & LL_FS_IOCTL_DEV));
-    bsh__supervisor_allow(&box->sup, dir);
-    bsh__supervisor_allow(&box->sup, "/tmp");
-    if (tmpdir != NULL && tmpdir[0] == '/') {
-        add_path(rs, tmpdir, write);
-        bsh__supervisor_allow(&box->sup, tmpdir);
-    }
-    for (size_t i = 0; i < sb->write_count; i++) {
-        if (add_path(rs, sb->write_dirs[i], write) < 0) {
-            bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
-                        sb->write_dirs[i], strerror(errno));
-            return -1;
-        }
-        bsh__supervisor_allow(&box->sup, sb->write_dirs[i]);
-    }
     return 0;
 }
 

@@ -47,14 +47,29 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                          const char *cwd, char *const *envp, char *why,
                          size_t why_size);
 
-/* places.c: whether the working directory `dir`, `tmpdir` (NULL: none)
- * and sb's write_dirs may be writable: none may be /, a system directory,
- * one that holds the home directory (from the user database or the run's
- * HOME), and TMPDIR must lie in /tmp, /var/tmp, /dev/shm, `dir` or a
- * write_dir. 0, or -1 with the reason in `why`. */
-int bsh__places_check(const struct bsh_sandbox *sb, const char *dir,
-                      const char *tmpdir, char *const *envp, char *why,
-                      size_t why_size);
+/* places.c: a place that may be made writable, opened once (O_PATH), so
+ * that what is checked is what the Landlock rule and the supervisor get,
+ * whatever happens to the path in between. */
+struct bsh__place {
+    const char *what; /* "the working directory", for a message */
+    const char *path; /* as given */
+    int fd;           /* -1: missing (it gives nothing) */
+    int err;          /* why it could not be opened */
+    char *real;       /* where the open directory really is; NULL: missing */
+};
+
+void bsh__place_open(struct bsh__place *p, const char *what, const char *path);
+void bsh__place_close(struct bsh__place *p);
+
+/* places.c: whether the working directory `dir`, `tmp` and the
+ * `count` places `writes` may be writable: none may be /, a system
+ * directory, one that holds the home directory (from the user database or
+ * the run's HOME), and TMPDIR must lie in /tmp, /var/tmp, /dev/shm, `dir`
+ * or one of `writes`. 0, or -1 with the reason in `why`. */
+int bsh__places_check(const struct bsh__place *dir,
+                      const struct bsh__place *tmp,
+                      const struct bsh__place *writes, size_t count,
+                      char *const *envp, char *why, size_t why_size);
 
 /* Lets the run write the file `path` (its terminal); best effort. */
 void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path);

@@ -40,9 +40,9 @@ void bsh__supervisor_init(struct bsh__supervisor *sv)
     bsh__socket_reach_init(&sv->reach);
 }
 
-void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path)
+void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *real_path)
 {
-    char *real = path != NULL ? realpath(path, NULL) : NULL;
+    char *real = real_path != NULL ? strdup(real_path) : NULL;
     char **grown = real != NULL
                        ? realloc(sv->places, (sv->count + 1) * sizeof(*grown))
                        : NULL;

@@ -57,8 +57,8 @@ struct bsh__supervisor {
 
 void bsh__supervisor_init(struct bsh__supervisor *sv);
 
-/* Adds a writable place by its real path; missing ones are skipped. */
-void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *path);
+/* Adds a writable place, given by its real path. */
+void bsh__supervisor_allow(struct bsh__supervisor *sv, const char *real_path);
 
 /* Takes one notification that waits (call when the listener polled
  * ready) and answers it. False once no process of the run can make such

@@ -9,9 +9,11 @@
 #define _GNU_SOURCE
 #include "../harness/tap.h"
 #include "bsh/bsh.h"
+#include "sandbox.h"
 #include "sockets.h"
 #include "tmpdir.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -161,6 +163,34 @@ static void test_sockets(void)
     unlink(named);
 }
 
+/* A writable place is checked as it was opened: a path swapped to point
+ * elsewhere after the open changes neither the check nor the grant. */
+static void places_opened_once(void)
+{
+    char dir[700], link[700];
+    snprintf(dir, sizeof(dir), "%s/project", base);
+    snprintf(link, sizeof(link), "%s/link", base);
+    mkdir(dir, 0700);
+    struct bsh__place here, tmp = {"TMPDIR", NULL, -1, ENOENT, NULL};
+    ok(symlink(dir, link) == 0, "a link to the project");
+    bsh__place_open(&here, "the working directory", link);
+    ok(here.fd >= 0 && here.real != NULL && strcmp(here.real, dir) == 0,
+       "the place is where the link led when it was opened");
+    unlink(link);
+    ok(symlink("/etc", link) == 0, "the link now leads to /etc");
+    char why[256] = "";
+    ok(bsh__places_check(&here, &tmp, NULL, 0, NULL, why, sizeof(why)) == 0,
+       "the check is of the directory opened, not of /etc");
+    bsh__place_close(&here);
+    bsh__place_open(&here, "the working directory", link);
+    ok(bsh__places_check(&here, &tmp, NULL, 0, NULL, why, sizeof(why)) < 0 &&
+           strstr(why, "system directory") != NULL,
+       "opened now, it is /etc: refused");
+    bsh__place_close(&here);
+    unlink(link);
+    rmdir(dir);
+}
+
 int main(void)
 {
     if (mkdtemp(base) == NULL) {
@@ -169,6 +199,7 @@ int main(void)
     }
     test_tmpdir();
     test_sockets();
+    places_opened_once();
     char outside[600];
     snprintf(outside, sizeof(outside), "%s/outside", base);
     bsh__tmpdir_remove(outside);
