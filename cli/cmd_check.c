@@ -16,7 +16,7 @@ int cmd_check(const struct cli_args *a)
     const char *msg = rc == BSH_EGUARD ? err.text_err : NULL;
     int written = 0;
     if (a->json) {
-        written = json_write_check(msg);
+        written = write_json_check(msg);
     } else if (msg != NULL) {
         char line[BSH_ERROR_MAX + 2];
         int n = snprintf(line, sizeof(line), "%s\n", msg);

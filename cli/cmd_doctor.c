@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "commands.h"
-#include "json.h"
+#include "report_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -221,8 +221,8 @@ static void print_json(const struct facts *f)
 {
     char path[sizeof(f->cgroup_path) * 6 + 3];
     char ctl[sizeof(f->controllers) * 6 + 3];
-    json_quote(f->cgroup_path, path);
-    json_quote(f->controllers, ctl);
+    quote_json(f->cgroup_path, path);
+    quote_json(f->controllers, ctl);
     printf("{\"bsh\":\"%s\",\"kernel\":\"%s\",\"landlock_abi\":%d,"
            "\"seccomp\":%s,\"cgroup_v2\":{\"path\":%s,\"writable\":%s,"
            "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"

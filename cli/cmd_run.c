@@ -126,7 +126,7 @@ static void render(struct run_state *st, const struct bsh_item *item)
         return;
     if (st->args->json) {
         char line[JSON_ITEM_MAX];
-        size_t n = json_format_item(item, line);
+        size_t n = format_json_item(item, line);
         sink_write(&st->out, line, n);
     } else if (item->kind != BSH_ITEM_STATUS) {
         sink_write(item->kind == BSH_ITEM_STDOUT ? &st->out : &st->err,
@@ -141,7 +141,7 @@ static void render_error(struct run_state *st, const char *msg,
                          const char *stage)
 {
     char *line =
-        st->args->json ? json_format_error(msg, stage) : cli_format_error(msg);
+        st->args->json ? format_json_error(msg, stage) : cli_format_error(msg);
     if (line != NULL)
         sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));
     free_line(line);

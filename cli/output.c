@@ -54,7 +54,7 @@ static size_t put_optional_int(char *out, bool has, int value)
                : (size_t)sprintf(out, "null");
 }
 
-size_t json_format_item(const struct bsh_item *item, char *line)
+size_t format_json_item(const struct bsh_item *item, char *line)
 {
     bool is_out = item->kind == BSH_ITEM_STDOUT;
     bool is_err = item->kind == BSH_ITEM_STDERR;
@@ -82,12 +82,12 @@ static char *format_with_message(const char *before, const char *message,
     if (line == NULL)
         return NULL;
     size_t o = (size_t)sprintf(line, "%s", before);
-    o += json_quote(message, line + o);
+    o += quote_json(message, line + o);
     sprintf(line + o, "%s\n", after);
     return line;
 }
 
-char *json_format_error(const char *message, const char *stage)
+char *format_json_error(const char *message, const char *stage)
 {
     char after[64];
     snprintf(after, sizeof(after), ",\"stage\":\"%s\"}", stage);
@@ -115,7 +115,7 @@ int write_line(char *line)
     return rc;
 }
 
-int json_write_check(const char *error)
+int write_json_check(const char *error)
 {
     if (error == NULL)
         return write_all(1, "{\"allowed\":true}\n", 17);

@@ -7,8 +7,8 @@
 #define BSH_CLI_OUTPUT_H
 
 #include "bsh/bsh.h"
-#include "json.h" /* json_quote */
-#include "sink.h" /* write_all */
+#include "report_format.h" /* quote_json */
+#include "sink.h"          /* write_all */
 
 #include <stddef.h>
 
@@ -20,11 +20,11 @@ void cli_error(const char *message);
 
 /* Formats one item as its five-key JSON line (newline included) into
  * `line`, which has room for JSON_ITEM_MAX bytes; returns its length. */
-size_t json_format_item(const struct bsh_item *item, char *line);
+size_t format_json_item(const struct bsh_item *item, char *line);
 
 /* {"error":"MESSAGE","stage":"STAGE"} and its newline; malloc'd, NULL
  * when out of memory. */
-char *json_format_error(const char *message, const char *stage);
+char *format_json_error(const char *message, const char *stage);
 
 /* "bsh: MESSAGE" and its newline; malloc'd, NULL when out of memory. */
 char *cli_format_error(const char *message);
@@ -35,7 +35,7 @@ void free_line(char *line);
 int write_line(char *line);
 
 /* Writes the `bsh check --json` verdict to stdout. */
-int json_write_check(const char *error);
+int write_json_check(const char *error);
 
 /* Says on stderr that writing to `what` failed with `err`. */
 void cli_output_error(const char *what, int err);

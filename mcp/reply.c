@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "reply.h"
 #include "display.h"
-#include "json.h"
+#include "report_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

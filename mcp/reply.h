@@ -8,7 +8,7 @@
 #ifndef BSH_MCP_REPLY_H
 #define BSH_MCP_REPLY_H
 
-#include "run.h"
+#include "held_run.h"
 
 #include <jansson.h>
 

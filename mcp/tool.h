@@ -9,8 +9,8 @@
 #ifndef BSH_MCP_TOOL_H
 #define BSH_MCP_TOOL_H
 
+#include "held_run.h"
 #include "rpc.h"
-#include "run.h"
 
 #include <jansson.h>
 

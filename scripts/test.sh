@@ -52,7 +52,7 @@ npm_install() { # the official MCP SDK for the MCP tests, pinned by package-lock
 static_analysis() { # cppcheck over the sources; any finding fails
     cppcheck --enable=warning,style,performance,portability --inline-suppr \
         --suppress=missingIncludeSystem --error-exitcode=1 -q --std=c11 \
-        -I include -I lib -I mcp -I cli -I common -I linre lib cli mcp common linre
+        -I include -I lib -I mcp -I cli -I base -I front -I linre lib cli mcp base front linre
 }
 
 ablation_applies() { # bench/README's ablation builds stay reproducible
@@ -60,7 +60,7 @@ ablation_applies() { # bench/README's ablation builds stay reproducible
 }
 
 clang_tidy() { # .clang-tidy's checks over the sources, on the dev build's commands
-    clang-tidy -p build/dev --quiet lib/*.c cli/*.c mcp/*.c common/*.c linre/*.c
+    clang-tidy -p build/dev --quiet lib/*.c cli/*.c mcp/*.c front/*.c linre/*.c
 }
 
 step "format" format_check

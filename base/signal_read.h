@@ -3,8 +3,8 @@
  * Reading a signalfd, for the CLI and the MCP server, which take the
  * signals that would end them through one (header-only).
  */
-#ifndef BSH_COMMON_SIGNAL_READ_H
-#define BSH_COMMON_SIGNAL_READ_H
+#ifndef BSH_BASE_SIGNAL_READ_H
+#define BSH_BASE_SIGNAL_READ_H
 
 #include <sys/signalfd.h>
 #include <unistd.h>

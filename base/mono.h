@@ -5,8 +5,8 @@
  * them, and milliseconds, saturating instead of overflowing. Header-only,
  * so that each part gets it without a link dependency.
  */
-#ifndef BSH_COMMON_MONO_H
-#define BSH_COMMON_MONO_H
+#ifndef BSH_BASE_MONO_H
+#define BSH_BASE_MONO_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "run.h"
+#include "held_run.h"
 #include "agent_env.h"
 #include "mono.h"
 #include "orphans.h"

@@ -9,8 +9,8 @@
  * Ctrl-S, a client that does not read) can never keep them from acting on
  * a deadline or a signal.
  */
-#ifndef BSH_COMMON_SINK_H
-#define BSH_COMMON_SINK_H
+#ifndef BSH_FRONT_SINK_H
+#define BSH_FRONT_SINK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
-#include "json.h"
+#include "report_format.h"
 #include "utf8.h"
 
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t json_quote(const char *s, char *out)
+size_t quote_json(const char *s, char *out)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t len = strlen(s), o = 0;
@@ -79,7 +79,7 @@ static void put_string(struct text *t, const char *s)
         t->buf = NULL;
         return;
     }
-    json_quote(s, q);
+    quote_json(s, q);
     put(t, "%s", q);
     free(q);
 }

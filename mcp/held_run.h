@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A run the MCP server holds (run.c): its stream, the output since it was
+ * A run the MCP server holds (held_run.c): its stream, the output since it was
  * last read (with the whole output in its log), input not yet taken, and
  * how it ended. A run outlives the call that started it when it goes on
  * past the call's yield; it is dropped once its end has been read, or ten
  * minutes after it ended.
  */
-#ifndef BSH_MCP_RUN_H
-#define BSH_MCP_RUN_H
+#ifndef BSH_MCP_HELD_RUN_H
+#define BSH_MCP_HELD_RUN_H
 
 #include "capture.h"
 #include "mcp.h"

@@ -2,8 +2,8 @@
 /*
  * Ending the orphans of runs (orphans.c), for a process that owns itself.
  */
-#ifndef BSH_COMMON_ORPHANS_H
-#define BSH_COMMON_ORPHANS_H
+#ifndef BSH_FRONT_ORPHANS_H
+#define BSH_FRONT_ORPHANS_H
 
 #include <stdbool.h>
 #include <sys/types.h>

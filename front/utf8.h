@@ -3,8 +3,8 @@
  * UTF-8 validation and repair, written once for the CLI's JSON output and
  * the MCP server's replies (the engine passes bytes through untouched).
  */
-#ifndef BSH_COMMON_UTF8_H
-#define BSH_COMMON_UTF8_H
+#ifndef BSH_FRONT_UTF8_H
+#define BSH_FRONT_UTF8_H
 
 #include <stddef.h>
 

@@ -5,8 +5,8 @@
  * and confirmation prompts). The CLI adds it with --agent-env; the MCP
  * server adds it to every run unless told not to.
  */
-#ifndef BSH_COMMON_AGENT_ENV_H
-#define BSH_COMMON_AGENT_ENV_H
+#ifndef BSH_FRONT_AGENT_ENV_H
+#define BSH_FRONT_AGENT_ENV_H
 
 #include <bsh/bsh.h>
 

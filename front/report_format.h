@@ -4,8 +4,8 @@
  * and the end report as JSON, which the MCP server parses into its reply:
  * one writer of each for both.
  */
-#ifndef BSH_COMMON_JSON_H
-#define BSH_COMMON_JSON_H
+#ifndef BSH_FRONT_REPORT_FORMAT_H
+#define BSH_FRONT_REPORT_FORMAT_H
 
 #include "bsh/bsh.h"
 
@@ -13,7 +13,7 @@
 
 /* Appends `s` as a JSON string literal (quotes included) to `out`, which
  * has room for 6 * strlen(s) + 3 bytes. Invalid UTF-8 becomes U+FFFD. */
-size_t json_quote(const char *s, char *out);
+size_t quote_json(const char *s, char *out);
 
 /* The report as a JSON object (SPEC 5.3 keys), `containment` naming what
  * held the run; malloc'd, NULL when out of memory. */
