@@ -208,8 +208,9 @@ static void test_huge_fd_limit(void)
     ok(rl.rlim_cur >= 1048576 || rl.rlim_cur == old.rlim_max,
        "limit raised as far as allowed");
     /* A close loop up to the limit would cost a million syscalls per spawn
-     * (seconds); the bound is deliberately loose, the benchmark measures. */
-    ok(big < small * 2 + 1, "spawn does not slow down with the fd limit");
+     * (a hundred ms and more); the bound is deliberately loose, so that a
+     * loaded machine cannot fail it, and the benchmark measures. */
+    ok(big < small * 5 + 20, "spawn does not slow down with the fd limit");
     if (high >= 0)
         close(high);
     setrlimit(RLIMIT_NOFILE, &old);
