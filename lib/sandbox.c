@@ -268,7 +268,12 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
         return -1;
     }
-    const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"};
+    /* Not /dev/tty: a run that leaves its session (setsid) and opens a
+     * terminal that has none (a console, a serial line, a test's pty)
+     * makes it its own, and /dev/tty would then write to it and reach it
+     * with ioctls. A PTY run writes its terminal by its name (tty(1)) and
+     * through the fds it was given. */
+    const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full"};
     for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
         add_path(rs, devices[i], write); /* a missing one gives nothing */
     /* Read-only devices whose ioctls reach nothing outside. */

@@ -193,16 +193,21 @@ static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
     if (allow_families(ctx, SCMP_SYS(socket), allow_net) < 0 ||
         allow_families(ctx, SCMP_SYS(socketpair), allow_net) < 0)
         return -1;
-    /* No Unix datagram socket: one sends to any socket file by its path
-     * (sendto, sendmsg), out of the filter's sight and the supervisor's
-     * reach (the address is in memory, and a call let through would read
-     * it again). A socket pair's too. */
+    /* Unix sockets of the connected kinds only (stream, seqpacket): a
+     * datagram socket sends to any socket file by its path (sendto,
+     * sendmsg), out of the filter's sight and the supervisor's reach (the
+     * address is in memory, and a call let through would read it again).
+     * The kernel makes a SOCK_RAW Unix socket a datagram one, so every
+     * other type (the low 4 bits, as the kernel reads them) is refused,
+     * for socket pairs too. */
     const int calls[] = {SCMP_SYS(socket), SCMP_SYS(socketpair)};
     for (size_t i = 0; i < COUNT(calls); i++)
-        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 2,
-                             SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
-                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)) < 0)
-            return -1;
+        for (scmp_datum_t type = 0; type <= 0xf; type++)
+            if (type != SOCK_STREAM && type != SOCK_SEQPACKET &&
+                seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 2,
+                                 SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
+                                 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type)) < 0)
+                return -1;
     /* Netlink for routes only: NETLINK_ROUTE is protocol 0. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
                             SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),

@@ -48,13 +48,23 @@ static bool same_file(struct bsh__socket_file a, struct bsh__socket_file b)
 
 bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st)
 {
-    struct bsh__socket_file *grown =
+    struct bsh__named_socket *grown =
         realloc(r->named, (r->nnamed + 1) * sizeof(*grown));
     if (grown == NULL)
         return false;
     r->named = grown;
-    r->named[r->nnamed++] = bsh__socket_file_of(st);
+    r->named[r->nnamed++] =
+        (struct bsh__named_socket){bsh__socket_file_of(st), st->st_ctim};
     return true;
+}
+
+/* Whether `st` is the named socket `n`, not a later one on its inode. */
+static bool is_named(const struct bsh__named_socket *n, const struct stat *st)
+{
+    struct bsh__socket_file f = bsh__socket_file_of(st);
+    return n->file.dev == f.dev && n->file.ino == f.ino &&
+           n->ctime.tv_sec == st->st_ctim.tv_sec &&
+           n->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /* The file the diagnostics message `h` names, or NULL. */
@@ -231,7 +241,7 @@ bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st)
 {
     struct bsh__socket_file want = bsh__socket_file_of(st);
     for (size_t i = 0; i < r->nnamed; i++)
-        if (same_file(r->named[i], want))
+        if (is_named(&r->named[i], st))
             return true;
     if (!lock_bound())
         return false;

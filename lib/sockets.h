@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* A socket file, as the kernel's diagnostics name it. */
 struct bsh__socket_file {
@@ -40,8 +41,15 @@ struct bsh__own_socket {
  * another run of the same server bound. */
 #define BSH__OWN_SOCKETS_MAX 1024
 
+/* A socket file the user named, as it was when the run was prepared:
+ * its change time tells a new socket that took a freed inode number. */
+struct bsh__named_socket {
+    struct bsh__socket_file file;
+    struct timespec ctime;
+};
+
 struct bsh__socket_reach {
-    struct bsh__socket_file *named; /* --sandbox-socket */
+    struct bsh__named_socket *named; /* --sandbox-socket */
     size_t nnamed;
     int diag;     /* NETLINK_SOCK_DIAG, opened when first needed; -1 */
     uint32_t seq; /* of the last question asked on it */

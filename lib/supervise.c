@@ -110,6 +110,26 @@ static bool peek_path(pid_t pid, uint64_t addr, char *buf, size_t size)
     return false; /* longer than PATH_MAX */
 }
 
+/* `path` as the run means it where it names the asking process itself
+ * (/proc/self, /proc/thread-self, /dev/fd): bsh resolving it would find
+ * its own. In `buf`; `path` itself when nothing is to be changed. */
+static const char *as_the_run(pid_t pid, const char *path, char *buf,
+                              size_t size)
+{
+    static const char *const selves[] = {"/proc/self", "/proc/thread-self",
+                                         "/dev/fd"};
+    for (size_t i = 0; i < sizeof(selves) / sizeof(selves[0]); i++) {
+        size_t n = strlen(selves[i]);
+        if (strncmp(path, selves[i], n) != 0 ||
+            (path[n] != '/' && path[n] != '\0'))
+            continue;
+        int len = snprintf(buf, size, "/proc/%d%s%s", (int)pid,
+                           i == 2 ? "/fd" : "", path + n);
+        return len > 0 && (size_t)len < size ? buf : path;
+    }
+    return path;
+}
+
 /* The run's file named by (`dirfd`, `path`) opened here with O_PATH, or
  * -1 with errno. A NULL path means `dirfd` itself. */
 static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
@@ -122,7 +142,9 @@ static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
     int b = open(base, O_PATH | O_CLOEXEC);
     if (b < 0 || path == NULL || path[0] == '\0')
         return b;
-    int fd = openat(b, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    char own[PATH_MAX];
+    int fd = openat(b, as_the_run(pid, path, own, sizeof(own)),
+                    O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
     int saved = errno;
     close(b);
     errno = saved;

@@ -109,5 +109,6 @@ void bsh__tmpdir_remove(const char *path)
     unsigned moved = 0;
     if (top >= 0)
         empty(top, top, 0, &moved);
-    rmdir(path);
+    if (rmdir(path) < 0 && errno == ENOTDIR)
+        unlink(path); /* the run put a link or a file in its place */
 }

@@ -253,6 +253,12 @@ attack "hard-link a socket from outside into the project and connect" \
 attack "a datagram to a socket outside" no_datagram \
     "python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
     datagram_received
+attack "a datagram through a SOCK_RAW Unix socket (a datagram one to the kernel)" no_datagram \
+    "python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_RAW).sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
+    datagram_received
+attack "a datagram from a SOCK_RAW socket pair to a socket outside" no_datagram \
+    "python3 -c 'import socket; socket.socketpair(socket.AF_UNIX, socket.SOCK_RAW)[0].sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
+    datagram_received
 attack "a datagram from a socket pair to a socket outside" no_datagram \
     "python3 -c 'import socket; socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendto(b\"DGRAM\", \"$TMP_DGRAM\")'" \
     datagram_received
@@ -300,6 +306,17 @@ tty_intr_changed() { stty -F "$SLAVE" -a | grep -q 'intr = ^X'; }
 attack "resize another terminal (SIGWINCH outside)" tty_reset "stty -F $SLAVE cols 33" tty_resized
 attack "turn another terminal's echo off" tty_reset "stty -F $SLAVE -echo" tty_silenced
 attack "change another terminal's interrupt key" tty_reset "stty -F $SLAVE intr ^X" tty_intr_changed
+# A run that leaves its session takes a terminal without one (this test's
+# pty, a console, a serial line) as its controlling terminal by opening it
+# read-only; /dev/tty then leads to it.
+CTTY="python3 -c 'import fcntl, os, struct, termios
+if os.fork() == 0:
+    os.setsid(); os.open(\"$SLAVE\", os.O_RDONLY); t = os.open(\"/dev/tty\", os.O_RDWR)
+    os.write(t, b\"INJECTED\"); fcntl.ioctl(t, termios.TIOCSWINSZ, struct.pack(\"HHHH\", 24, 33, 0, 0)); os._exit(0)
+_, st = os.wait(); raise SystemExit(os.waitstatus_to_exitcode(st))'"
+tty_reset_clean() { tty_reset && no_injection; }
+tty_taken() { tty_resized || injected; }
+attack "take a terminal without a session and reach it through /dev/tty" tty_reset_clean "$CTTY" tty_taken
 attack "mount" mount_point "mount -t tmpfs none mnt && umount mnt" succeeded
 attack "unshare -r" no_setup "unshare -r true" succeeded
 attack "new namespaces (unshare -n)" no_setup "unshare -n true" succeeded
@@ -419,6 +436,12 @@ DIR2=$(sed -n 's/^dir=//p' <<<"$OUT2")
     [ ! -e "$DIR1" ] && [[ $DIR2 == /tmp/bsh-run-* ]] && [ "$DIR1" != "$DIR2" ] &&
     [ ! -e "$DIR2" ] && [ -d / ]
 judged "a private TMPDIR for each run, removed after it" $? "$OUT / $OUT2"
+workload "the run's own socket through /proc/self/fd (the run's self, not bsh's)" \
+    "python3 -c 'import os, socket, threading
+s = socket.socket(socket.AF_UNIX); s.bind(\"self.sock\"); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b\"self-ok\")).start()
+fd = os.open(\"self.sock\", os.O_PATH)
+c = socket.socket(socket.AF_UNIX); c.connect(\"/proc/self/fd/%d\" % fd); print(c.recv(7).decode())'; rm -f self.sock" self-ok
 workload "a Unix socket the run binds in its TMPDIR" \
     "python3 -c 'import os, socket, threading
 p = os.path.join(os.environ[\"TMPDIR\"], \"own.sock\")

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static char base[64] = "/tmp/bsh-parts-XXXXXX";
@@ -94,6 +95,15 @@ static void test_tmpdir(void)
     char keep[700];
     snprintf(keep, sizeof(keep), "%s/keep", outside);
     ok(exists(keep), "what its links led to outside is untouched");
+    char *moved = bsh__tmpdir_make(base);
+    if (moved != NULL) { /* the run put a link to outside in its place */
+        ok(rmdir(moved) == 0 && symlink(outside, moved) == 0,
+           "the directory replaced with a link to outside");
+        bsh__tmpdir_remove(moved);
+        ok(!exists(moved) && exists(keep),
+           "the link is removed, not what it leads to");
+    }
+    free(moved);
     free(dir);
     free(other);
 }
@@ -154,6 +164,13 @@ static void test_sockets(void)
     close(mine);
     ok(!reachable(&r, own),
        "once the run's socket is closed its file leads nowhere");
+    close(given);
+    unlink(named);
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* a change time of its own for the next */
+    given = listen_at(named);
+    ok(!reachable(&r, named),
+       "a new socket where a named one was (perhaps on its inode) is not it");
     close(theirs);
     close(given);
     bsh__socket_reach_release(&r);
