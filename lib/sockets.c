@@ -15,6 +15,7 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,12 +24,17 @@
 
 void bsh__socket_reach_init(struct bsh__socket_reach *r)
 {
+    static atomic_uint_fast64_t runs;
     memset(r, 0, sizeof(*r));
     r->diag = -1;
+    r->run = atomic_fetch_add(&runs, 1) + 1;
 }
+
+static void forget_run(uint64_t run);
 
 void bsh__socket_reach_release(struct bsh__socket_reach *r)
 {
+    forget_run(r->run); /* its processes, and so its sockets, are gone */
     free(r->named);
     bsh__close(r->diag);
     bsh__socket_reach_init(r);
@@ -159,24 +165,18 @@ static int locate(struct bsh__socket_reach *r, const struct bsh__own_socket *o,
  * its own. */
 static struct {
     pthread_mutex_t lock;
-    struct bsh__own_socket *list; /* BSH__OWN_SOCKETS_MAX of them */
-    size_t count;
+    struct bsh__own_socket *list;
+    size_t count, room;
     pid_t owner;
-} bound = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+} bound = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
 
-/* Takes the lock; false (not taken) when the list cannot be had. */
-static bool lock_bound(void)
+static void lock_bound(void)
 {
     pthread_mutex_lock(&bound.lock);
     if (bound.owner != getpid()) {
         bound.owner = getpid();
         bound.count = 0;
     }
-    if (bound.list == NULL)
-        bound.list = calloc(BSH__OWN_SOCKETS_MAX, sizeof(*bound.list));
-    if (bound.list == NULL)
-        pthread_mutex_unlock(&bound.lock);
-    return bound.list != NULL;
 }
 
 static void forget(size_t i)
@@ -184,33 +184,71 @@ static void forget(size_t i)
     bound.list[i] = bound.list[--bound.count];
 }
 
-/* Forgets the noted sockets that are gone. */
-static void forget_closed(struct bsh__socket_reach *r)
+static void forget_run(uint64_t run)
 {
-    struct bsh__socket_file file;
+    lock_bound();
     for (size_t i = 0; i < bound.count;)
-        if (locate(r, &bound.list[i], &file) < 0 && errno == ENOENT)
+        if (bound.list[i].run == run)
             forget(i);
         else
             i++;
+    pthread_mutex_unlock(&bound.lock);
+}
+
+/* How many sockets run `run` has noted, after forgetting its closed ones
+ * when it has many. */
+static size_t noted_by(struct bsh__socket_reach *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < bound.count; i++)
+        n += bound.list[i].run == r->run;
+    if (n < BSH__OWN_SOCKETS_MAX)
+        return n;
+    struct bsh__socket_file file;
+    for (size_t i = 0; i < bound.count;)
+        if (bound.list[i].run == r->run &&
+            locate(r, &bound.list[i], &file) < 0 && errno == ENOENT) {
+            forget(i);
+            n--;
+        } else {
+            i++;
+        }
+    return n;
+}
+
+/* Room for one more; false when out of memory. */
+static bool make_room(void)
+{
+    if (bound.count < bound.room)
+        return true;
+    size_t room = bound.room > 0 ? 2 * bound.room : 64;
+    struct bsh__own_socket *grown = realloc(bound.list, room * sizeof(*grown));
+    if (grown == NULL)
+        return false;
+    bound.list = grown;
+    bound.room = room;
+    return true;
 }
 
 void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
                             uint64_t cookie)
 {
-    if (!lock_bound())
-        return; /* it stays out of reach */
+    lock_bound();
     bool known = false;
     for (size_t i = 0; i < bound.count && !known; i++)
         known = bound.list[i].sock_ino == sock_ino &&
                 bound.list[i].cookie == cookie;
-    if (!known && bound.count == BSH__OWN_SOCKETS_MAX)
-        forget_closed(r);
-    if (!known && bound.count < BSH__OWN_SOCKETS_MAX)
-        bound.list[bound.count++] =
-            (struct bsh__own_socket){sock_ino, cookie, {0, 0}, false};
+    /* A run's many sockets stay out of reach past its share, not others'. */
+    if (!known && noted_by(r) < BSH__OWN_SOCKETS_MAX && make_room())
+        bound.list[bound.count++] = (struct bsh__own_socket){
+            sock_ino, cookie, {0, 0}, false, 0, r->run};
     pthread_mutex_unlock(&bound.lock);
 }
+
+/* How often a noted socket is found bound to nothing before it is
+ * forgotten: once may be a bind the kernel has not made yet (the run's
+ * thread goes on after bsh's answer); twice, a bind that failed. */
+#define MISSES_MAX 2
 
 /* Whether noted socket `i` is bound to `want` now. -1: it is gone. */
 static int bound_to(struct bsh__socket_reach *r, size_t i,
@@ -220,8 +258,10 @@ static int bound_to(struct bsh__socket_reach *r, size_t i,
     bool fresh = false;
     if (!o->located) {
         int rc = locate(r, o, &o->file);
-        if (rc <= 0)
-            return rc < 0 && errno == ENOENT ? -1 : 0;
+        if (rc < 0)
+            return errno == ENOENT ? -1 : 0;
+        if (rc == 0)
+            return ++o->misses >= MISSES_MAX ? -1 : 0;
         o->located = fresh = true;
     }
     if (!same_file(o->file, want))
@@ -243,8 +283,7 @@ bool bsh__socket_reachable(struct bsh__socket_reach *r, const struct stat *st)
     for (size_t i = 0; i < r->nnamed; i++)
         if (is_named(&r->named[i], st))
             return true;
-    if (!lock_bound())
-        return false;
+    lock_bound();
     bool found = false;
     for (size_t i = 0; i < bound.count && !found;) {
         int rc = bound_to(r, i, want);
@@ -264,7 +303,7 @@ bool bsh_sandbox_own_sockets(void)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
         return false;
     struct stat st;
-    struct bsh__own_socket o = {0, 0, {0, 0}, false};
+    struct bsh__own_socket o = {0, 0, {0, 0}, false, 0, 0};
     socklen_t len = sizeof(o.cookie);
     struct bsh__socket_reach r;
     bsh__socket_reach_init(&r);

@@ -34,11 +34,14 @@ struct bsh__own_socket {
     uint64_t cookie;              /* and its cookie (SO_COOKIE): unique */
     struct bsh__socket_file file; /* where it is bound, once known */
     bool located;
+    unsigned misses; /* times asked and found bound to no file */
+    uint64_t run;    /* the bsh__socket_reach (run) that noted it */
 };
 
-/* How many bound sockets of runs are kept at once: sockets.c keeps them
- * for all the runs of the process, so that a run reaches a socket that
- * another run of the same server bound. */
+/* How many bound sockets of one run are kept at once: sockets.c keeps
+ * them for all the runs of the process, so that a run reaches a socket
+ * that another run of the same server bound, and a run's go when it
+ * ends. */
 #define BSH__OWN_SOCKETS_MAX 1024
 
 /* A socket file the user named, as it was when the run was prepared:
@@ -52,6 +55,7 @@ struct bsh__socket_reach {
     struct bsh__named_socket *named; /* --sandbox-socket */
     size_t nnamed;
     int diag;     /* NETLINK_SOCK_DIAG, opened when first needed; -1 */
+    uint64_t run; /* which run: its noted sockets carry it */
     uint32_t seq; /* of the last question asked on it */
 };
 

@@ -154,6 +154,21 @@ static void test_sockets(void)
     int given = listen_at(named);
     note(&r, mine);
     ok(reachable(&r, own), "a socket the run bound is reachable");
+    struct bsh__socket_reach other;
+    bsh__socket_reach_init(&other);
+    ok(reachable(&other, own), "by another run of the same process too");
+    struct bsh__socket_reach ended;
+    bsh__socket_reach_init(&ended);
+    char gone[200];
+    snprintf(gone, sizeof(gone), "%s/ended.sock", base);
+    int left = listen_at(gone);
+    note(&ended, left);
+    bsh__socket_reach_release(&ended);
+    ok(!reachable(&other, gone),
+       "a run's sockets are forgotten when it ends (their processes are gone)");
+    close(left);
+    unlink(gone);
+    bsh__socket_reach_release(&other);
     ok(!reachable(&r, outside), "one bound outside the run is not");
     ok(link(outside, hard) == 0 && !reachable(&r, hard),
        "nor a hard link to it in a writable place");
