@@ -76,11 +76,11 @@ static int add_env(struct cli_args *a, const char *s)
     if (eq == NULL)
         return usage_error(a, "invalid --env '%s': expected NAME=VALUE", s);
     char *copy = strdup(s);
-    char **texts = realloc(a->env_text, (a->env_count + 1) * sizeof(*texts));
+    size_t count = a->run.env_count;
+    char **texts = realloc(a->env_text, (count + 1) * sizeof(*texts));
     if (texts != NULL)
         a->env_text = texts;
-    struct bsh_env_var *env =
-        realloc(a->env, (a->env_count + 1) * sizeof(*env));
+    struct bsh_env_var *env = realloc(a->env, (count + 1) * sizeof(*env));
     if (env != NULL)
         a->env = env;
     if (copy == NULL || texts == NULL || env == NULL) {
@@ -88,10 +88,11 @@ static int add_env(struct cli_args *a, const char *s)
         return usage_error(a, "out of memory");
     }
     copy[eq - s] = '\0';
-    a->env_text[a->env_count] = copy;
-    a->env[a->env_count].name = copy;
-    a->env[a->env_count].value = copy + (eq - s) + 1;
-    a->env_count++;
+    a->env_text[count] = copy;
+    a->env[count].name = copy;
+    a->env[count].value = copy + (eq - s) + 1;
+    a->run.env = a->env;
+    a->run.env_count = count + 1;
     return 0;
 }
 
@@ -123,7 +124,8 @@ static int add_limit(struct cli_args *a, const char *s)
                            "invalid limit '%s': expected NAME=VALUE with NAME "
                            "memory, pids, cpu, fsize or output",
                            s);
-    int64_t *field = (int64_t *)(void *)((char *)&a->limits + names[k].offset);
+    int64_t *field =
+        (int64_t *)(void *)((char *)&a->run.limits + names[k].offset);
     if (strcmp(eq + 1, "none") == 0 && k <= 1) { /* memory, pids */
         *field = BSH_NO_LIMIT; /* not even the sandbox's default */
         return 0;
@@ -168,9 +170,9 @@ static int set_containment(struct cli_args *a, const char *s)
 static int set_sandbox(struct cli_args *a, const char *s)
 {
     if (s == NULL || strcmp(s, "strict") == 0)
-        a->sandbox = BSH_SANDBOX_STRICT;
+        a->run.sandbox.mode = BSH_SANDBOX_STRICT;
     else if (strcmp(s, "best-effort") == 0)
-        a->sandbox = BSH_SANDBOX_BEST_EFFORT;
+        a->run.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
     else
         return usage_error(a,
                            "invalid sandbox '%s': expected strict or "
@@ -300,23 +302,23 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
 {
     switch (opt) {
     case OPT_CWD:
-        a->cwd = value;
+        a->run.cwd = value;
         return 0;
     case OPT_ENV:
         return add_env(a, value);
     case OPT_TIMEOUT:
         a->timeout_given = true;
-        return parse_ms(a, "timeout", value, &a->timeout_ms);
+        return parse_ms(a, "timeout", value, &a->run.timeout_ms);
     case OPT_IDLE: /* as MCP's idle_timeout_ms: at least 1 */
-        if (parse_ms(a, "idle timeout", value, &a->idle_timeout_ms) < 0)
+        if (parse_ms(a, "idle timeout", value, &a->run.idle_timeout_ms) < 0)
             return -1;
-        if (a->idle_timeout_ms == 0)
+        if (a->run.idle_timeout_ms == 0)
             return usage_error(a,
                                "invalid idle timeout '0': at least 1 ms (leave "
                                "the option out for no idle timeout)");
         return 0;
     case OPT_GRACE:
-        return parse_ms(a, "grace", value, &a->grace_ms);
+        return parse_ms(a, "grace", value, &a->run.grace_ms);
     case OPT_LIMIT:
         return add_limit(a, value);
     case OPT_CONTAINMENT:
@@ -325,7 +327,7 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         a->report = true;
         return 0;
     case OPT_PTY:
-        a->pty = true;
+        a->run.pty = true;
         return 0;
     case OPT_JSON:
         a->json = true;
@@ -351,12 +353,12 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return set_sandbox(a, value);
     case OPT_SANDBOX_WRITE:
         return add_path(a, "sandbox-write", "a directory", value,
-                        &a->sandbox_write, &a->sandbox_write_count);
+                        &a->sandbox_write, &a->run.sandbox.write_count);
     case OPT_SANDBOX_SOCKET:
         return add_path(a, "sandbox-socket", "a socket's path", value,
-                        &a->sandbox_socket, &a->sandbox_socket_count);
+                        &a->sandbox_socket, &a->run.sandbox.socket_count);
     case OPT_SANDBOX_NET:
-        a->sandbox_net = true;
+        a->run.sandbox.allow_net = true;
         return 0;
     case OPT_NONE:
         break;
@@ -413,9 +415,9 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
             operand = arg;
         }
     }
-    if (a->sandbox == BSH_SANDBOX_OFF &&
-        (a->sandbox_write_count > 0 || a->sandbox_socket_count > 0 ||
-         a->sandbox_net))
+    const struct bsh_sandbox *sb = &a->run.sandbox;
+    if (sb->mode == BSH_SANDBOX_OFF &&
+        (sb->write_count > 0 || sb->socket_count > 0 || sb->allow_net))
         return usage_error(a,
                            "%s: --sandbox-write, --sandbox-socket and "
                            "--sandbox-net go with --sandbox",
@@ -431,13 +433,22 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
                                : "%s: unexpected argument",
                            command_name(a->command));
     a->text = operand;
+    a->run.sandbox.write_dirs = a->sandbox_write;
+    a->run.sandbox.sockets = a->sandbox_socket;
+    /* The subreaper is the CLI's (and the server's): the engine keeps to
+     * the session then. */
+    a->run.containment =
+        a->containment == CLI_CONTAIN_CGROUP ? BSH_CONTAIN_CGROUP
+        : a->containment == CLI_CONTAIN_AUTO ? BSH_CONTAIN_AUTO
+                                             : BSH_CONTAIN_SESSION;
     return 0;
 }
 
 int cli_parse(int argc, char **argv, struct cli_args *a)
 {
     memset(a, 0, sizeof(*a));
-    a->timeout_ms = BSH_NO_TIMEOUT;
+    a->run = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
+    a->run.timeout_ms = BSH_NO_TIMEOUT;
     if (argc < 2)
         return usage_error(a, "missing command; try 'bsh --help'");
     static const struct {
@@ -466,32 +477,14 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
 
 void cli_args_release(struct cli_args *a)
 {
-    for (size_t i = 0; i < a->env_count; i++)
+    for (size_t i = 0; i < a->run.env_count; i++)
         free(a->env_text[i]);
     free(a->env_text);
     free(a->env);
     free(a->sandbox_write);
-    a->sandbox_write = NULL;
-    a->sandbox_write_count = 0;
     free(a->sandbox_socket);
-    a->sandbox_socket = NULL;
-    a->sandbox_socket_count = 0;
+    a->sandbox_write = a->sandbox_socket = NULL;
     a->env_text = NULL;
     a->env = NULL;
-    a->env_count = 0;
-}
-
-enum bsh_containment cli_engine_containment(const struct cli_args *a)
-{
-    return a->containment == CLI_CONTAIN_CGROUP ? BSH_CONTAIN_CGROUP
-           : a->containment == CLI_CONTAIN_AUTO ? BSH_CONTAIN_AUTO
-                                                : BSH_CONTAIN_SESSION;
-}
-
-struct bsh_sandbox cli_engine_sandbox(const struct cli_args *a)
-{
-    struct bsh_sandbox sb = {
-        a->sandbox,     a->sandbox_write,  a->sandbox_write_count,
-        a->sandbox_net, a->sandbox_socket, a->sandbox_socket_count};
-    return sb;
+    a->run = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
 }

@@ -38,11 +38,7 @@ int cmd_mcp(const struct cli_args *a)
     int asked = a->max_runs > 0 ? a->max_runs : MCP_DEFAULT_MAX_RUNS;
     int max_runs = fit < 1 ? 1 : fit < asked ? (int)fit : asked;
     struct mcp_config cfg = {
-        .cwd = a->cwd,
-        .env = a->env,
-        .env_count = a->env_count,
-        .timeout_ms = a->timeout_given ? a->timeout_ms : MCP_DEFAULT_TIMEOUT_MS,
-        .pty = a->pty,
+        .run = a->run,
         .budget = MCP_DEFAULT_BUDGET,
         .max_line = MCP_DEFAULT_MAX_LINE,
         .max_runs = max_runs,
@@ -51,16 +47,13 @@ int cmd_mcp(const struct cli_args *a)
         .stop_fd = -1,
         .child_fd = -1,
         .keep_logs = a->keep_logs,
-        .idle_timeout_ms = a->idle_timeout_ms,
-        .grace_ms = a->grace_ms,
-        .limits = a->limits,
-        .containment = cli_engine_containment(a),
-        .sandbox = cli_engine_sandbox(a),
     };
+    if (!a->timeout_given)
+        cfg.run.timeout_ms = MCP_DEFAULT_TIMEOUT_MS;
     /* A sandbox this kernel cannot give fails now, not every call. */
     struct bsh_sandbox_report probe;
-    bsh_sandbox_probe(&cfg.sandbox, &probe);
-    if (a->sandbox == BSH_SANDBOX_STRICT && probe.missing != 0) {
+    bsh_sandbox_probe(&cfg.run.sandbox, &probe);
+    if (cfg.run.sandbox.mode == BSH_SANDBOX_STRICT && probe.missing != 0) {
         char msg[200];
         snprintf(msg, sizeof(msg),
                  "mcp: sandbox: %s cannot be applied on this kernel (Landlock "
@@ -71,19 +64,20 @@ int cmd_mcp(const struct cli_args *a)
         return EXIT_BSH_FAILED;
     }
     /* A bad directory fails now, not every call later. */
-    int bad = a->cwd != NULL && a->cwd[0] != '\0' ? directory_error(a->cwd) : 0;
+    const char *cwd = cfg.run.cwd;
+    int bad = cwd != NULL && cwd[0] != '\0' ? directory_error(cwd) : 0;
     if (bad != 0) {
         char msg[PATH_MAX + 100];
         snprintf(msg, sizeof(msg), "mcp: cannot use working directory '%s': %s",
-                 a->cwd, strerror(bad));
+                 cwd, strerror(bad));
         cli_error(msg);
         return EXIT_BSH_FAILED;
     }
-    for (size_t i = 0; i < a->env_count; i++) {
-        if (!bsh_env_name_valid(a->env[i].name)) {
+    for (size_t i = 0; i < cfg.run.env_count; i++) {
+        if (!bsh_env_name_valid(cfg.run.env[i].name)) {
             char msg[300];
             snprintf(msg, sizeof(msg), "invalid env variable name: %.200s",
-                     a->env[i].name);
+                     cfg.run.env[i].name);
             cli_error(msg);
             return EXIT_BSH_FAILED;
         }

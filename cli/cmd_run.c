@@ -296,19 +296,9 @@ static void set_deadline(struct run_state *st, int64_t timeout_ms)
 static int start_run(struct run_state *st, struct bsh_stream **s)
 {
     const struct cli_args *a = st->args;
-    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct bsh_run_opts o = a->run;
     o.command = a->text;
-    o.cwd = a->cwd;
-    o.env = a->env;
-    o.env_count = a->env_count;
-    o.timeout_ms = a->timeout_ms;
-    o.pty = a->pty;
-    o.idle_timeout_ms = a->idle_timeout_ms;
-    o.grace_ms = a->grace_ms;
-    o.limits = a->limits;
     o.report = a->report;
-    o.containment = cli_engine_containment(a);
-    o.sandbox = cli_engine_sandbox(a);
     o.stdin_pipe = a->stdin_given;
     if (st->term.fd >= 0) { /* the command's terminal starts at our size */
         o.pty_rows = st->term.rows;
@@ -333,7 +323,7 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
         return EXIT_BSH_FAILED;
     }
     /* Taken after the engine's start, so never before its deadline. */
-    set_deadline(st, a->timeout_ms);
+    set_deadline(st, a->run.timeout_ms);
     return 0;
 }
 
@@ -373,7 +363,7 @@ int cmd_run(const struct cli_args *a)
     if (a->stdin_given) {
         st.forwarding = true;
         forward_init(&st.in, 0);
-        if (a->pty)
+        if (a->run.pty)
             terminal_take(&st.term, 0);
     }
     struct bsh_stream *s = NULL;

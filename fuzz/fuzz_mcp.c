@@ -27,7 +27,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct mcp_config cfg = {
-        .timeout_ms = 1000,
+        .run = BSH_RUN_OPTS_INIT,
         .budget = 1000,
         .max_line = 4096,
         .max_runs = 4,
@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .stop_fd = -1,
         .child_fd = -1,
     };
+    cfg.run.timeout_ms = 1000;
     mcp_feed(&cfg, (const char *)data, size);
     return 0;
 }

@@ -16,20 +16,12 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
                                        const struct run_request *rq, char *why,
                                        size_t why_size)
 {
-    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct bsh_run_opts o = cfg->run;
     o.command = rq->command;
-    o.cwd = cfg->cwd;
-    o.env = cfg->env;
-    o.env_count = cfg->env_count;
     o.timeout_ms = rq->timeout_ms;
-    o.pty = cfg->pty;
     o.idle_timeout_ms = rq->idle_ms;
-    o.grace_ms = cfg->grace_ms;
-    o.limits = cfg->limits;
-    o.containment = cfg->containment;
-    o.sandbox = cfg->sandbox;
     o.report = true;
-    o.stdin_pipe = cfg->pty || rq->input != NULL || rq->keep_stdin;
+    o.stdin_pipe = cfg->run.pty || rq->input != NULL || rq->keep_stdin;
     struct bsh_env_var *env = cfg->agent_env ? agent_env_apply(&o) : NULL;
     if (cfg->agent_env && env == NULL) {
         snprintf(why, why_size, "out of memory");
@@ -64,9 +56,9 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
         return NULL;
     }
     snprintf(r->id, sizeof(r->id), "r%u", number);
-    r->pty = cfg->pty;
+    r->pty = cfg->run.pty;
     r->subreaper = cfg->subreaper;
-    r->has_stdin = cfg->pty || rq->input != NULL || rq->keep_stdin;
+    r->has_stdin = cfg->run.pty || rq->input != NULL || rq->keep_stdin;
     r->timeout_ms = rq->timeout_ms;
     r->idle_ms = rq->idle_ms;
     r->started_ms = mono_ms();

@@ -10,11 +10,11 @@
 
 /* The execution context every call runs in: the wrapper's configuration. */
 struct mcp_config {
-    const char *cwd;
-    const struct bsh_env_var *env;
-    size_t env_count;
-    int64_t timeout_ms; /* default per call; BSH_NO_TIMEOUT for none */
-    bool pty;
+    /* The options of every call: cwd, env, pty, grace_ms, limits,
+     * containment, sandbox as they are; timeout_ms (BSH_NO_TIMEOUT for
+     * none) and idle_timeout_ms (0: none) the defaults a call may change.
+     * A call sets its command, its stdin and its report itself. */
+    struct bsh_run_opts run;
     size_t budget;    /* characters of output text per reply */
     size_t max_line;  /* longest accepted message, bytes */
     int max_runs;     /* runs held at once */
@@ -24,11 +24,6 @@ struct mcp_config {
     int stop_fd;      /* a signalfd of the signals that end the server, -1 */
     int child_fd;     /* a signalfd of SIGCHLD (subreaper only), or -1 */
     bool keep_logs;   /* leave the spill directory at exit */
-    int64_t idle_timeout_ms;          /* default per call; 0: none */
-    int64_t grace_ms;                 /* SIGTERM first, SIGKILL after this; 0 */
-    struct bsh_limits limits;         /* of every call */
-    enum bsh_containment containment; /* of every call */
-    struct bsh_sandbox sandbox;       /* of every call */
     /* The server is the child subreaper of its calls: orphans that left
      * a call's session are killed once every call that was going when
      * they started has ended (a cgroup per call ends them with the call

@@ -212,7 +212,7 @@ static void bash_run(struct registry *g, json_t *id, json_t *params,
     const struct mcp_config *cfg = g->cfg;
     json_t *cmd, *input;
     struct run_request rq = {
-        NULL, cfg->timeout_ms, cfg->idle_timeout_ms, NULL, 0, false};
+        NULL, cfg->run.timeout_ms, cfg->run.idle_timeout_ms, NULL, 0, false};
     int64_t yield_ms = cfg->yield_ms;
     if (!string_argument(id, "bash_run", args, "command", true, &cmd) ||
         !integer_argument(id, "bash_run", args, "timeout_ms", 0,
