@@ -32,9 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     /* Whatever timeout the parser lets through, the engine's deadline
      * arithmetic must not overflow (UBSan aborts if it does). */
-    if (a.timeout_given && a.timeout_ms >= 0) {
-        struct timespec at = mono_add_ms(mono_now(), a.timeout_ms);
-        if (mono_ns_until(at) < 0 && a.timeout_ms > 1000)
+    if (a.timeout_given && a.run.timeout_ms >= 0) {
+        struct timespec at = mono_add_ms(mono_now(), a.run.timeout_ms);
+        if (mono_ns_until(at) < 0 && a.run.timeout_ms > 1000)
             abort();
     }
     cli_args_release(&a);
