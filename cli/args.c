@@ -219,57 +219,143 @@ enum opt {
     OPT_NONE
 };
 
+/* How an option takes its value. */
+enum opt_value {
+    VALUE_NONE,
+    VALUE_REQUIRED, /* -C DIR, --cwd DIR, --cwd=DIR */
+    VALUE_OPTIONAL, /* --sandbox or --sandbox=MODE only */
+};
+
+#define RUN    (1u << CLI_RUN)
+#define MCP    (1u << CLI_MCP)
+#define CHECK  (1u << CLI_CHECK)
+#define DOCTOR (1u << CLI_DOCTOR)
+
+/* Every option, once: its names, the subcommands that take it, and its
+ * line of --help (continuation lines after '\n'), in --help's order. */
 struct opt_spec {
     const char *long_name;
-    enum opt opt;
     char short_name;
-    bool takes_value;
+    enum opt opt;
+    enum opt_value value;
+    unsigned commands; /* a bit per enum cli_command */
+    const char *metavar;
+    const char *help;
 };
 
 static const struct opt_spec opt_specs[] = {
-    {"cwd", OPT_CWD, 'C', true},
-    {"env", OPT_ENV, 'e', true},
-    {"timeout", OPT_TIMEOUT, 't', true},
-    {"pty", OPT_PTY, 'p', false},
-    {"json", OPT_JSON, 0, false},
-    {"keep-logs", OPT_KEEP_LOGS, 0, false},
-    {"idle-timeout", OPT_IDLE, 0, true},
-    {"grace", OPT_GRACE, 0, true},
-    {"limit", OPT_LIMIT, 'l', true},
-    {"report", OPT_REPORT, 0, false},
-    {"containment", OPT_CONTAINMENT, 0, true},
-    {"stdin", OPT_STDIN, 'i', false},
-    {"agent-env", OPT_AGENT_ENV, 0, false},
-    {"no-agent-env", OPT_NO_AGENT_ENV, 0, false},
-    {"yield", OPT_YIELD, 0, true},
-    {"max-runs", OPT_MAX_RUNS, 0, true},
-    {"sandbox-write", OPT_SANDBOX_WRITE, 0, true},
-    {"sandbox-socket", OPT_SANDBOX_SOCKET, 0, true},
-    {"sandbox-net", OPT_SANDBOX_NET, 0, false},
-    {"sandbox", OPT_SANDBOX, 0, false}, /* an optional =MODE */
+    {"cwd", 'C', OPT_CWD, VALUE_REQUIRED, RUN | MCP, "DIR",
+     "working directory (default: inherit)"},
+    {"env", 'e', OPT_ENV, VALUE_REQUIRED, RUN | MCP, "NAME=VALUE",
+     "add a variable to the inherited environment\n(repeatable)"},
+    {"timeout", 't', OPT_TIMEOUT, VALUE_REQUIRED, RUN | MCP, "MS",
+     "kill the command's whole process group after MS ms"},
+    {"pty", 'p', OPT_PTY, VALUE_NONE, RUN | MCP, NULL,
+     "run in a 24x80 pseudo-terminal"},
+    {"idle-timeout", 0, OPT_IDLE, VALUE_REQUIRED, RUN | MCP, "MS",
+     "end the run when it prints nothing for MS ms"},
+    {"grace", 0, OPT_GRACE, VALUE_REQUIRED, RUN | MCP, "MS",
+     "on a timeout or signal, SIGTERM first and\nSIGKILL after MS ms "
+     "(default: SIGKILL at once)"},
+    {"limit", 'l', OPT_LIMIT, VALUE_REQUIRED, RUN | MCP, "NAME=VALUE",
+     "limit memory, pids, cpu (s), fsize or output\n(bytes take K, M, G); "
+     "repeatable; memory=none\nand pids=none drop a sandbox's defaults"},
+    {"containment", 0, OPT_CONTAINMENT, VALUE_REQUIRED, RUN | MCP, "HOW",
+     "auto (default), cgroup or subreaper"},
+    {"sandbox", 0, OPT_SANDBOX, VALUE_OPTIONAL, RUN | MCP, "[=MODE]",
+     "confine the run: write only in its directory,\n/tmp and $TMPDIR, no "
+     "network, no privileges;\nMODE strict (default) or best-effort"},
+    {"sandbox-write", 0, OPT_SANDBOX_WRITE, VALUE_REQUIRED, RUN | MCP, "DIR",
+     "also writable (repeatable)"},
+    {"sandbox-socket", 0, OPT_SANDBOX_SOCKET, VALUE_REQUIRED, RUN | MCP, "PATH",
+     "a Unix socket from outside the run that it\nmay connect to "
+     "(repeatable)"},
+    {"sandbox-net", 0, OPT_SANDBOX_NET, VALUE_NONE, RUN | MCP, NULL,
+     "keep the network in the sandbox"},
+    {"report", 0, OPT_REPORT, VALUE_NONE, RUN, NULL,
+     "the end report after the status"},
+    {"stdin", 'i', OPT_STDIN, VALUE_NONE, RUN, NULL,
+     "bsh's stdin is the command's; with -p on\na terminal: raw mode, size "
+     "followed"},
+    {"agent-env", 0, OPT_AGENT_ENV, VALUE_NONE, RUN, NULL,
+     "add the non-interactive profile (pagers,\neditors, prompts that never "
+     "wait)"},
+    {"no-agent-env", 0, OPT_NO_AGENT_ENV, VALUE_NONE, MCP, NULL,
+     "leave it out (it is on by default)"},
+    {"yield", 0, OPT_YIELD, VALUE_REQUIRED, MCP, "MS",
+     "a call returns a run still going after\nMS ms (default 30000)"},
+    {"max-runs", 0, OPT_MAX_RUNS, VALUE_REQUIRED, MCP, "N",
+     "runs held at once (default 64)"},
+    {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
+     "one JSON object per line\non stdout"},
+    {"keep-logs", 0, OPT_KEEP_LOGS, VALUE_NONE, MCP, NULL,
+     "keep the logs of cut replies at exit"},
 };
 
-/* Which options each subcommand takes, as a bit per enum opt. */
-static unsigned allowed_opts(enum cli_command c)
+#define OPT_COUNT (sizeof(opt_specs) / sizeof(opt_specs[0]))
+
+/* Where an option's help starts. */
+#define HELP_COLUMN 25
+
+/* "(run) ", "(mcp) " or "(run, check, doctor) " for an option that not
+ * both run and mcp take; "" for one they both take. */
+static void which_commands(unsigned commands, char *buf, size_t size)
 {
-    unsigned run_opts = 1u << OPT_CWD | 1u << OPT_ENV | 1u << OPT_TIMEOUT |
-                        1u << OPT_PTY | 1u << OPT_IDLE | 1u << OPT_GRACE |
-                        1u << OPT_LIMIT | 1u << OPT_CONTAINMENT |
-                        1u << OPT_SANDBOX | 1u << OPT_SANDBOX_WRITE |
-                        1u << OPT_SANDBOX_SOCKET | 1u << OPT_SANDBOX_NET;
-    switch (c) {
-    case CLI_RUN:
-        return run_opts | 1u << OPT_JSON | 1u << OPT_REPORT | 1u << OPT_STDIN |
-               1u << OPT_AGENT_ENV;
-    case CLI_MCP:
-        return run_opts | 1u << OPT_KEEP_LOGS | 1u << OPT_NO_AGENT_ENV |
-               1u << OPT_YIELD | 1u << OPT_MAX_RUNS;
-    case CLI_CHECK:
-    case CLI_DOCTOR:
-        return 1u << OPT_JSON;
-    default:
-        return 0;
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
+        {RUN, "run"}, {CHECK, "check"}, {MCP, "mcp"}, {DOCTOR, "doctor"}};
+    buf[0] = '\0';
+    if (commands == (RUN | MCP))
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n < size; i++)
+        if (commands & names[i].bit)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "(",
+                                  names[i].name);
+    if (n < size)
+        snprintf(buf + n, size - n, ") ");
+}
+
+/* Appends to `buf` (of `size`, `*n` used) what `fmt` makes, cut at the
+ * end; `*n` counts what was wanted. */
+static void append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(buf + (*n < size ? *n : size),
+                        *n < size ? size - *n : 0, fmt, ap);
+    va_end(ap);
+    if (len > 0)
+        *n += (size_t)len;
+}
+
+size_t cli_options_help(char *buf, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < OPT_COUNT; i++) {
+        const struct opt_spec *o = &opt_specs[i];
+        char names[64], only[48];
+        int len = snprintf(
+            names, sizeof(names), "  %s%c%s--%s%s%s", o->short_name ? "-" : " ",
+            o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
+            o->long_name, o->value == VALUE_REQUIRED ? " " : "",
+            o->metavar != NULL ? o->metavar : "");
+        which_commands(o->commands, only, sizeof(only));
+        int pad = len < HELP_COLUMN ? HELP_COLUMN - len : 2;
+        append(buf, size, &n, "%s%*s%s", names, pad, "", only);
+        for (const char *h = o->help; *h != '\0'; h++)
+            if (*h == '\n')
+                append(buf, size, &n, "\n%*s", HELP_COLUMN, "");
+            else
+                append(buf, size, &n, "%c", *h);
+        append(buf, size, &n, "\n");
     }
+    return n;
 }
 
 /* Finds the option named by `arg` ("-C", "--cwd" or "--cwd=DIR"); sets
@@ -278,7 +364,7 @@ static const struct opt_spec *find_opt(const char *arg,
                                        const char **inline_value)
 {
     *inline_value = NULL;
-    for (size_t i = 0; i < sizeof(opt_specs) / sizeof(opt_specs[0]); i++) {
+    for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct opt_spec *o = &opt_specs[i];
         if (arg[1] != '-') {
             if (o->short_name != 0 && arg[1] == o->short_name && arg[2] == '\0')
@@ -290,7 +376,7 @@ static const struct opt_spec *find_opt(const char *arg,
             continue;
         if (arg[2 + n] == '\0')
             return o;
-        if (arg[2 + n] == '=' && (o->takes_value || o->opt == OPT_SANDBOX)) {
+        if (arg[2 + n] == '=' && o->value != VALUE_NONE) {
             *inline_value = arg + 3 + n;
             return o;
         }
@@ -381,13 +467,13 @@ static int take_option(struct cli_args *a, int argc, char **argv, int *i,
 {
     const char *arg = argv[*i], *value;
     const struct opt_spec *o = find_opt(arg, &value);
-    if (o == NULL || !(allowed_opts(a->command) & (1u << o->opt)))
+    if (o == NULL || !(o->commands & (1u << a->command)))
         return usage_error(a, "%s: unknown option '%s'%s",
                            command_name(a->command), arg,
                            after_operand ? "; quote the whole command line "
                                            "as one argument"
                                          : "");
-    if (o->takes_value && value == NULL) {
+    if (o->value == VALUE_REQUIRED && value == NULL) {
         if (*i + 1 >= argc)
             return usage_error(a, "%s: option '%s' needs a value",
                                command_name(a->command), arg);

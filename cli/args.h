@@ -60,4 +60,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a);
 
 void cli_args_release(struct cli_args *a);
 
+/* The options' part of --help, written from the same table that parses
+ * them into `buf` (cut at `size`); returns the length it needs. */
+size_t cli_options_help(char *buf, size_t size);
+
 #endif

@@ -23,39 +23,9 @@ static const char usage[] =
     "                                   and the sandbox\n"
     "  bsh --version | --help\n"
     "\n"
-    "Options of run and mcp:\n"
-    "  -C, --cwd DIR          working directory (default: inherit)\n"
-    "  -e, --env NAME=VALUE   add a variable to the inherited environment\n"
-    "                         (repeatable)\n"
-    "  -t, --timeout MS       kill the command's whole process group after "
-    "MS ms\n"
-    "  -p, --pty              run in a 24x80 pseudo-terminal\n"
-    "      --idle-timeout MS  end the run when it prints nothing for MS ms\n"
-    "      --grace MS         on a timeout or signal, SIGTERM first and\n"
-    "                         SIGKILL after MS ms (default: SIGKILL at once)\n"
-    "  -l, --limit NAME=VALUE limit memory, pids, cpu (s), fsize or output\n"
-    "                         (bytes take K, M, G); repeatable; memory=none\n"
-    "                         and pids=none drop a sandbox's defaults\n"
-    "      --containment HOW  auto (default), cgroup or subreaper\n"
-    "      --sandbox[=MODE]   confine the run: write only in its directory,\n"
-    "                         /tmp and $TMPDIR, no network, no privileges;\n"
-    "                         MODE strict (default) or best-effort\n"
-    "      --sandbox-write DIR  also writable (repeatable)\n"
-    "      --sandbox-socket PATH  a Unix socket from outside the run that it\n"
-    "                         may connect to (repeatable)\n"
-    "      --sandbox-net      keep the network in the sandbox\n"
-    "      --report           (run) the end report after the status\n"
-    "  -i, --stdin            (run) bsh's stdin is the command's; with -p on\n"
-    "                         a terminal: raw mode, size followed\n"
-    "      --agent-env        (run) add the non-interactive profile (pagers,\n"
-    "                         editors, prompts that never wait)\n"
-    "      --no-agent-env     (mcp) leave it out (it is on by default)\n"
-    "      --yield MS         (mcp) a call returns a run still going after\n"
-    "                         MS ms (default 30000)\n"
-    "      --max-runs N       (mcp) runs held at once (default 64)\n"
-    "      --json             (run, check) one JSON object per line on "
-    "stdout\n"
-    "      --keep-logs        (mcp) keep the logs of cut replies at exit\n"
+    "Options of run and mcp (and of the subcommands named):\n";
+
+static const char usage_tail[] =
     "\n"
     "Exit status of run: the command's own; 128+N if it died of signal N;\n"
     "124 on timeout; 126 if a guard rejected it; 125 if bsh itself failed.\n"
@@ -64,6 +34,16 @@ static const char usage[] =
 static int print_text(const char *text)
 {
     fputs(text, stdout);
+    return cli_stdout_status();
+}
+
+static int print_help(void)
+{
+    char options[8192];
+    size_t n = cli_options_help(options, sizeof(options));
+    fputs(usage, stdout);
+    fwrite(options, 1, n < sizeof(options) ? n : sizeof(options) - 1, stdout);
+    fputs(usage_tail, stdout);
     return cli_stdout_status();
 }
 
@@ -101,7 +81,7 @@ int main(int argc, char **argv)
             status = print_text("bsh " BSH_VERSION_STRING "\n");
             break;
         default:
-            status = print_text(usage);
+            status = print_help();
             break;
         }
     }
