@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "cgroup_v1.h"
-#include "cgroup.h"
+#include "cgroupfs.h"
 #include "graveyard.h"
 #include "internal.h"
 
