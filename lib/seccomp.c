@@ -2,17 +2,18 @@
 /*
  * The sandbox's seccomp filter, built with libseccomp and exported as
  * BPF for the child to load. Everything is allowed but what could leave
- * the sandbox or reach the machine: sockets of any family but AF_UNIX and
- * route netlink (and IPv4/IPv6 when the network is allowed), mounts, new
- * namespaces, kernel modules, BPF, kexec, io_uring (it makes sockets
- * without socket()), typing into a terminal (TIOCSTI, TIOCLINUX), chown,
- * device nodes, the limits and priorities of other processes, inode flags
- * outside the writable places and whole-file-system ioctls, the clock, the host
- * name, the kernel log, perf and fanotify, keyrings and SysV IPC. Each fails
- * with EPERM, as a denied call would without a sandbox, so that programs report
- * it rather than crash. Mode and time changes are handed to the supervisor.
- * Calls of another architecture (32-bit) kill the process: their numbers are
- * not filtered.
+ * the sandbox or reach the machine: sockets of any family but AF_UNIX
+ * (stream and seqpacket) and route netlink (and IPv4/IPv6 when the
+ * network is allowed), mounts, new namespaces, kernel modules, BPF, kexec,
+ * io_uring (it makes sockets without socket()), typing into a terminal
+ * (TIOCSTI, TIOCLINUX), chown, device nodes, setuid and setgid files, the
+ * limits and priorities of other processes, inode flags outside the
+ * writable places and whole-file-system ioctls, the clock, the host name,
+ * the kernel log, perf and fanotify, keyrings, SysV IPC and POSIX message
+ * queues. Each fails with EPERM, as a denied call would without a sandbox,
+ * so that programs report it rather than crash. Mode and time changes,
+ * connect() and bind() are handed to the supervisor. Calls of another
+ * architecture (32-bit) kill the process: their numbers are not filtered.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -42,8 +43,11 @@
 #ifndef FS_IOC32_SETFLAGS
 #    define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
-#define FCHMODAT2_X86_64    452 /* Linux 6.6; older libseccomp has no name */
-#define FILE_SETATTR_X86_64 469 /* Linux 6.17 */
+#define FCHMODAT2_X86_64     452 /* Linux 6.6; older libseccomp has no name */
+#define FILE_SETATTR_X86_64  469 /* Linux 6.17 */
+#define OPENAT2_X86_64       437 /* Linux 5.6 */
+#define SETXATTRAT_X86_64    463 /* Linux 6.13 */
+#define REMOVEXATTRAT_X86_64 466
 
 static const char *const denied[] = {
     "mount",
@@ -155,9 +159,48 @@ static int supervise_metadata(scmp_filter_ctx ctx)
     const char *const old[] = {"utime", "utimes", "futimesat"};
     const char *const xattr[] = {"setxattr",    "lsetxattr",    "fsetxattr",
                                  "removexattr", "lremovexattr", "fremovexattr"};
-    if (add_by_name(ctx, SCMP_ACT_ERRNO(ENOSYS), old, COUNT(old)) < 0)
+    if (add_by_name(ctx, SCMP_ACT_ERRNO(ENOSYS), old, COUNT(old)) < 0 ||
+        add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr, COUNT(xattr)) < 0)
         return -1;
-    return add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr, COUNT(xattr));
+    /* And their *at forms (Linux 6.13): an ACL is an extended attribute. */
+    return add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "setxattrat",
+                        SETXATTRAT_X86_64) < 0 ||
+                   add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP),
+                                "removexattrat", REMOVEXATTRAT_X86_64) < 0
+               ? -1
+               : 0;
+}
+
+/* No setuid or setgid file made either: open, openat and creat with
+ * O_CREAT or O_TMPFILE and such a mode, mknod of one; openat2, whose mode
+ * is in memory out of the filter's sight, answers ENOSYS (callers fall
+ * back to openat). */
+static int no_setid_files(scmp_filter_ctx ctx)
+{
+    const scmp_datum_t bits[] = {S_ISUID, S_ISGID};
+    const scmp_datum_t creating[] = {O_CREAT, __O_TMPFILE};
+    for (size_t b = 0; b < COUNT(bits); b++) {
+        for (size_t c = 0; c < COUNT(creating); c++)
+            if (seccomp_rule_add(
+                    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(open), 2,
+                    SCMP_A1(SCMP_CMP_MASKED_EQ, creating[c], creating[c]),
+                    SCMP_A2(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0 ||
+                seccomp_rule_add(
+                    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(openat), 2,
+                    SCMP_A2(SCMP_CMP_MASKED_EQ, creating[c], creating[c]),
+                    SCMP_A3(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0)
+                return -1;
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(creat), 1,
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) <
+                0 ||
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) <
+                0 ||
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
+                             SCMP_A2(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0)
+            return -1;
+    }
+    return add_new_call(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", OPENAT2_X86_64);
 }
 
 /* The socket families a run may make: AF_UNIX; AF_NETLINK for routes
@@ -216,8 +259,9 @@ static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
 
 /* Calls whose only use in a run would be to reach past it: the clock, the
  * host name, the kernel log, watching every CPU or every open, quotas,
- * the user's keyrings, and SysV IPC objects that processes outside may
- * share (a run has POSIX shared memory and semaphores in /dev/shm). They
+ * the user's keyrings, SysV IPC objects and POSIX message queues that
+ * processes outside may share (a run has POSIX shared memory and
+ * semaphores in /dev/shm). They
  * need capabilities a run has no use for, or reach objects of the user's
  * outside it. */
 static const char *const beyond_the_run[] = {
@@ -250,6 +294,12 @@ static const char *const beyond_the_run[] = {
     "msgrcv",
     "msgctl",
     "ipc",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
 };
 
 /* Device nodes: no run needs one, and a block device in the project is
@@ -392,8 +442,9 @@ static int build(bool allow_net, struct sock_fprog *prog)
         deny_ioctl(ctx, TIOCLINUX) == 0 && supervise_metadata(ctx) == 0 &&
         add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), beyond_the_run,
                     COUNT(beyond_the_run)) == 0 &&
-        deny_device_nodes(ctx) == 0 && own_process_only(ctx) == 0 &&
-        limit_fs_ioctls(ctx) == 0 && limit_sockets(ctx, allow_net) == 0)
+        deny_device_nodes(ctx) == 0 && no_setid_files(ctx) == 0 &&
+        own_process_only(ctx) == 0 && limit_fs_ioctls(ctx) == 0 &&
+        limit_sockets(ctx, allow_net) == 0)
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {

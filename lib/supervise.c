@@ -252,11 +252,41 @@ static int carry_out(struct bsh__supervisor *sv, pid_t pid,
     return err;
 }
 
-/* The run's fd `fd` as an fd of ours on the same open file
- * (pidfd_getfd), or -1 with errno. */
+#ifndef PIDFD_THREAD
+#    define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+/* The thread group of thread `tid` (its Tgid), or -1. */
+static pid_t thread_group(pid_t tid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+    if (bsh__read_file(AT_FDCWD, path, text, sizeof(text)) < 0)
+        return -1;
+    const char *line = strstr(text, "\nTgid:");
+    return line != NULL ? (pid_t)strtol(line + 6, NULL, 10) : -1;
+}
+
+/* A pidfd of the thread `tid` that made the call (a notification names
+ * the thread, not its process): of that thread where the kernel has
+ * thread pidfds, else of its thread group, whose fd table threads share. */
+static int pidfd_of(pid_t tid)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+    if (pidfd >= 0 || errno != EINVAL)
+        return pidfd;
+    pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
+    if (pidfd >= 0 || errno != EINVAL)
+        return pidfd;
+    pid_t tgid = thread_group(tid); /* not a leader, on an older kernel */
+    return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
+/* The run's fd `fd` (of the thread `pid` that asked) as an fd of ours on
+ * the same open file (pidfd_getfd), or -1 with errno. */
 static int take_fd(pid_t pid, int fd)
 {
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    int pidfd = pidfd_of(pid);
     if (pidfd < 0)
         return -1;
     int sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);

@@ -22,6 +22,7 @@ PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
     umount "$WORK/mnt" 2>/dev/null
+    python3 -c "import ctypes; ctypes.CDLL('librt.so.1').mq_unlink(b'/bsh-attack-$$')"
     rm -rf "$BASE" "$HOME/.bsh-attack-$$" "/etc/bsh-attack-$$" \
         "/tmp/bsh-attack-$$.sock" "/tmp/bsh-attack-$$.dgram"
 }
@@ -243,6 +244,41 @@ attack "change the times of a file outside" fresh_target "touch -d 2001-01-01 $T
 attack "set an extended attribute outside" fresh_target \
     "python3 -c 'import os; os.setxattr(\"$T\", \"user.bsh\", b\"x\")'" xattr_set
 attack "gain a uid with a setuid binary" setuid_binary "./id-nobody -u" gained_uid
+# The *at forms of the extended attribute calls (Linux 6.13): an ACL is one.
+SETXATTRAT="python3 -c 'import ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+v = ctypes.create_string_buffer(b\"x\")
+args = ctypes.create_string_buffer(struct.pack(\"QII\", ctypes.addressof(v), 1, 0))
+L = ctypes.c_long
+rc = libc.syscall(L(463), L(-100), b\"$T\", L(0), b\"user.bsh\", args, L(16))
+raise SystemExit(0 if rc == 0 else 1)'"
+attack "set an extended attribute outside with setxattrat" fresh_target "$SETXATTRAT" xattr_set
+# A setuid or setgid file made at its creation (the mode of open, openat2).
+no_setid_file() { rm -f "$WORK/made-setid"; }
+setid_made() { [ -u "$WORK/made-setid" ] || [ -g "$WORK/made-setid" ]; }
+attack "make a setuid file with open(O_CREAT, 04755)" no_setid_file \
+    "python3 -c 'import os; os.open(\"made-setid\", os.O_CREAT | os.O_WRONLY, 0o4755)'" setid_made
+attack "make a setgid file with open(O_CREAT, 02755)" no_setid_file \
+    "python3 -c 'import os; os.open(\"made-setid\", os.O_CREAT | os.O_WRONLY, 0o2755)'" setid_made
+attack "make a setuid file with openat2 (its mode in memory)" no_setid_file \
+    "python3 -c 'import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+how = ctypes.create_string_buffer(struct.pack(\"QQQ\", os.O_CREAT | os.O_WRONLY, 0o4755, 0))
+L = ctypes.c_long
+raise SystemExit(0 if libc.syscall(L(437), L(-100), b\"made-setid\", how, L(24)) >= 0 else 1)'" setid_made
+attack "make a setuid file with mknod(S_IFREG | 04755)" no_setid_file \
+    "python3 -c 'import os, stat; os.mknod(\"made-setid\", stat.S_IFREG | 0o4755)'" setid_made
+# A POSIX message queue of a process outside, removed.
+MQ=/bsh-attack-$$
+mq() { # mq FLAGS: mq_open of the queue outside the run; its status
+    python3 -c "import ctypes, os
+rt = ctypes.CDLL('librt.so.1', use_errno=True)
+raise SystemExit(0 if rt.mq_open(b'$MQ', $1, 0o600, None) >= 0 else 1)"
+}
+outside_queue() { mq "os.O_CREAT | os.O_RDWR"; }
+queue_gone() { ! mq os.O_RDONLY; }
+attack "remove a POSIX message queue of a process outside" outside_queue \
+    "python3 -c 'import ctypes; rt = ctypes.CDLL(\"librt.so.1\"); raise SystemExit(rt.mq_unlink(b\"$MQ\"))'" queue_gone
 attack "connect to a Unix socket outside (as to docker.sock)" no_setup \
     "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"$SOCK\"); print(s.recv(9).decode())'" \
     socket_answered
@@ -436,6 +472,14 @@ DIR2=$(sed -n 's/^dir=//p' <<<"$OUT2")
     [ ! -e "$DIR1" ] && [[ $DIR2 == /tmp/bsh-run-* ]] && [ "$DIR1" != "$DIR2" ] &&
     [ ! -e "$DIR2" ] && [ -d / ]
 judged "a private TMPDIR for each run, removed after it" $? "$OUT / $OUT2"
+workload "a thread other than the main one connects to the run's own socket" \
+    "python3 -c 'import socket, threading
+s = socket.socket(socket.AF_UNIX); s.bind(\"thr.sock\"); s.listen(1)
+got = []
+def client():
+    c = socket.socket(socket.AF_UNIX); c.connect(\"thr.sock\"); got.append(c.recv(6).decode())
+t = threading.Thread(target=client); t.start()
+s.accept()[0].sendall(b\"thr-ok\"); t.join(); print(got[0])'; rm -f thr.sock" thr-ok
 workload "the run's own socket through /proc/self/fd (the run's self, not bsh's)" \
     "python3 -c 'import os, socket, threading
 s = socket.socket(socket.AF_UNIX); s.bind(\"self.sock\"); s.listen(1)
