@@ -100,13 +100,26 @@ static bool limit_memory_and_pids(struct bsh_stream *s,
         by_v1.pids = l->pids;
         by_v2.pids = 0;
     }
-    if ((v2 &&
-         bsh__cgroup_set_limits(&s->cgroup, &by_v2, why, sizeof(why)) < 0) ||
-        ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-         bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
-                      sizeof(why)) < 0)) {
+    if (v2 &&
+        bsh__cgroup_set_limits(&s->cgroup, &by_v2, why, sizeof(why)) < 0) {
         bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;
+    }
+    if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
+        bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
+                     sizeof(why)) < 0) {
+        /* A sandbox's default that cannot be had after all is left out;
+         * a limit the caller asked for fails the run. */
+        if (by_v1.memory_bytes == s->default_limits.memory_bytes)
+            by_v1.memory_bytes = s->limits.memory_bytes = 0;
+        if (by_v1.pids == s->default_limits.pids)
+            by_v1.pids = s->limits.pids = 0;
+        if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
+            bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
+                         sizeof(why)) < 0) {
+            bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
+            return false;
+        }
     }
     bsh__v1_procs(&s->v1, place->v1_procs);
     return true;

@@ -191,12 +191,17 @@ static int create_ruleset(struct bsh__sandbox *box,
     return 0;
 }
 
-/* Grants `rights` on place `p` (when it exists) and tells the supervisor. */
-static void grant(struct bsh__sandbox *box, const struct bsh__place *p,
-                  uint64_t rights)
+/* Grants `rights` on place `p` (when it exists) and tells the supervisor:
+ * 0, or -1 with errno when Landlock refused the rule. */
+static int grant(struct bsh__sandbox *box, const struct bsh__place *p,
+                 uint64_t rights)
 {
-    if (p->fd >= 0 && add_fd(box->ruleset_fd, p->fd, rights) == 0)
-        bsh__supervisor_allow(&box->sup, p->real);
+    if (p->fd < 0)
+        return 0;
+    if (add_fd(box->ruleset_fd, p->fd, rights) < 0)
+        return -1;
+    bsh__supervisor_allow(&box->sup, p->real);
+    return 0;
 }
 
 /* The writable places: the working directory `dir`, /tmp, TMPDIR and the
@@ -229,12 +234,16 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     if (rc == 0)
         rc = bsh__places_check(&here, &tmp, writes, sb->write_count, envp, why,
                                why_size);
-    if (rc == 0) {
+    if (rc == 0) { /* a missing working directory or /tmp gives nothing */
         grant(box, &here, write);
         grant(box, &slash_tmp, write);
         grant(box, &tmp, write);
-        for (size_t i = 0; i < sb->write_count; i++)
-            grant(box, &writes[i], write);
+        for (size_t i = 0; i < sb->write_count && rc == 0; i++)
+            if (grant(box, &writes[i], write) < 0) {
+                bsh__format(why, why_size, "sandbox: cannot grant '%s': %s",
+                            sb->write_dirs[i], strerror(errno));
+                rc = -1;
+            }
     }
     bsh__place_close(&here);
     bsh__place_close(&tmp);
@@ -371,8 +380,10 @@ static int make_tmpdir(struct bsh__sandbox *box, char *const *envp, char *why,
                        size_t why_size)
 {
     const char *base = bsh__env_value(envp, "TMPDIR");
-    if (base == NULL || base[0] != '/')
-        base = "/tmp";
+    struct stat st;
+    if (base == NULL || base[0] != '/' || stat(base, &st) < 0 ||
+        !S_ISDIR(st.st_mode))
+        base = "/tmp"; /* a TMPDIR that is not there gives nothing */
     box->tmpdir = bsh__tmpdir_make(base);
     if (box->tmpdir == NULL) {
         bsh__format(why, why_size,

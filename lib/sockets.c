@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "sockets.h"
 #include "internal.h"
+#include "mono.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -112,6 +113,10 @@ static int read_answer(int diag, uint32_t seq, struct bsh__socket_file *file)
             if (h->nlmsg_seq != seq)
                 continue;
             if (h->nlmsg_type == NLMSG_ERROR) {
+                if (h->nlmsg_len < NLMSG_ALIGN(sizeof(*h)) + sizeof(int)) {
+                    errno = EPROTO;
+                    return -1;
+                }
                 const struct nlmsgerr *e = NLMSG_DATA(h);
                 errno = e->error != 0 ? -e->error : EPROTO;
                 return -1;
@@ -179,6 +184,13 @@ static void lock_bound(void)
     }
 }
 
+/* Whether a failed question says the socket is gone: ENOENT, or ESTALE
+ * when its inode now belongs to another socket (the cookie differs). */
+static bool gone(void)
+{
+    return errno == ENOENT || errno == ESTALE;
+}
+
 static void forget(size_t i)
 {
     bound.list[i] = bound.list[--bound.count];
@@ -195,19 +207,27 @@ static void forget_run(uint64_t run)
     pthread_mutex_unlock(&bound.lock);
 }
 
+/* How often a run at its share asks which of its sockets are closed. */
+#define PRUNE_EVERY_MS 1000
+
 /* How many sockets run `run` has noted, after forgetting its closed ones
- * when it has many. */
+ * when it has many (at most once a PRUNE_EVERY_MS: each is a question to
+ * the kernel, and a run that binds in a loop must not make every bind
+ * ask them all). */
 static size_t noted_by(struct bsh__socket_reach *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < bound.count; i++)
         n += bound.list[i].run == r->run;
-    if (n < BSH__OWN_SOCKETS_MAX)
+    if (n < BSH__OWN_SOCKETS_MAX ||
+        (r->pruned.tv_sec != 0 &&
+         mono_ns_until(mono_add_ms(r->pruned, PRUNE_EVERY_MS)) > 0))
         return n;
+    r->pruned = mono_now();
     struct bsh__socket_file file;
     for (size_t i = 0; i < bound.count;)
         if (bound.list[i].run == r->run &&
-            locate(r, &bound.list[i], &file) < 0 && errno == ENOENT) {
+            locate(r, &bound.list[i], &file) < 0 && gone()) {
             forget(i);
             n--;
         } else {
@@ -233,6 +253,11 @@ static bool make_room(void)
 void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
                             uint64_t cookie)
 {
+    struct bsh__own_socket o = {sock_ino, cookie, {0, 0},    false,
+                                0,        r->run, mono_now()};
+    struct bsh__socket_file file;
+    if (locate(r, &o, &file) != 0)
+        return; /* bound already (or unknown): not made by this bind */
     lock_bound();
     bool known = false;
     for (size_t i = 0; i < bound.count && !known; i++)
@@ -240,15 +265,16 @@ void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
                 bound.list[i].cookie == cookie;
     /* A run's many sockets stay out of reach past its share, not others'. */
     if (!known && noted_by(r) < BSH__OWN_SOCKETS_MAX && make_room())
-        bound.list[bound.count++] = (struct bsh__own_socket){
-            sock_ino, cookie, {0, 0}, false, 0, r->run};
+        bound.list[bound.count++] = o;
     pthread_mutex_unlock(&bound.lock);
 }
 
-/* How often a noted socket is found bound to nothing before it is
- * forgotten: once may be a bind the kernel has not made yet (the run's
- * thread goes on after bsh's answer); twice, a bind that failed. */
-#define MISSES_MAX 2
+/* A noted socket found bound to nothing is forgotten once that has been
+ * so twice, each time at least BIND_SETTLE_MS after it was noted: before
+ * that, its bind may just not have been made yet (the run's thread goes
+ * on after bsh's answer); after it, the bind failed. */
+#define MISSES_MAX     2
+#define BIND_SETTLE_MS 100
 
 /* Whether noted socket `i` is bound to `want` now. -1: it is gone. */
 static int bound_to(struct bsh__socket_reach *r, size_t i,
@@ -259,9 +285,12 @@ static int bound_to(struct bsh__socket_reach *r, size_t i,
     if (!o->located) {
         int rc = locate(r, o, &o->file);
         if (rc < 0)
-            return errno == ENOENT ? -1 : 0;
-        if (rc == 0)
+            return gone() ? -1 : 0;
+        if (rc == 0 &&
+            mono_ns_until(mono_add_ms(o->noted, BIND_SETTLE_MS)) <= 0)
             return ++o->misses >= MISSES_MAX ? -1 : 0;
+        if (rc == 0)
+            return 0;
         o->located = fresh = true;
     }
     if (!same_file(o->file, want))
@@ -273,7 +302,7 @@ static int bound_to(struct bsh__socket_reach *r, size_t i,
     struct bsh__socket_file now;
     int rc = locate(r, o, &now);
     if (rc < 0)
-        return errno == ENOENT ? -1 : 0;
+        return gone() ? -1 : 0;
     return rc > 0 && same_file(now, want);
 }
 
@@ -303,7 +332,7 @@ bool bsh_sandbox_own_sockets(void)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
         return false;
     struct stat st;
-    struct bsh__own_socket o = {0, 0, {0, 0}, false, 0, 0};
+    struct bsh__own_socket o = {0, 0, {0, 0}, false, 0, 0, {0, 0}};
     socklen_t len = sizeof(o.cookie);
     struct bsh__socket_reach r;
     bsh__socket_reach_init(&r);

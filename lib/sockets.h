@@ -34,8 +34,9 @@ struct bsh__own_socket {
     uint64_t cookie;              /* and its cookie (SO_COOKIE): unique */
     struct bsh__socket_file file; /* where it is bound, once known */
     bool located;
-    unsigned misses; /* times asked and found bound to no file */
-    uint64_t run;    /* the bsh__socket_reach (run) that noted it */
+    unsigned misses;       /* times asked and found bound to no file */
+    uint64_t run;          /* the bsh__socket_reach (run) that noted it */
+    struct timespec noted; /* when (monotonic) */
 };
 
 /* How many bound sockets of one run are kept at once: sockets.c keeps
@@ -56,7 +57,8 @@ struct bsh__socket_reach {
     size_t nnamed;
     int diag;     /* NETLINK_SOCK_DIAG, opened when first needed; -1 */
     uint64_t run; /* which run: its noted sockets carry it */
-    uint32_t seq; /* of the last question asked on it */
+    struct timespec pruned; /* when its closed sockets were last forgotten */
+    uint32_t seq;           /* of the last question asked on it */
 };
 
 void bsh__socket_reach_init(struct bsh__socket_reach *r);
@@ -68,8 +70,10 @@ struct bsh__socket_file bsh__socket_file_of(const struct stat *st);
 /* Names a socket file the run may reach; false when out of memory. */
 bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st);
 
-/* Notes the socket with inode `sock_ino` and cookie `cookie` as bound
- * by the run. */
+/* Notes the socket with inode `sock_ino` and cookie `cookie`, which a
+ * process of the run is about to bind, as the run's; one already bound
+ * to a file (bind fails on it, and it may have come from outside) is not
+ * noted. */
 void bsh__socket_reach_note(struct bsh__socket_reach *r, uint64_t sock_ino,
                             uint64_t cookie);
 

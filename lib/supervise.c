@@ -326,14 +326,20 @@ static int unix_target(struct bsh__supervisor *sv, pid_t pid,
     return fd; /* not a socket: the connect says so */
 }
 
+static bool still_waiting(const struct bsh__supervisor *sv, uint64_t id);
+
 /* bind() of the run: a Unix socket is noted as the run's. No decision
  * is taken, so the call goes on as the run made it (true). */
-static bool note_bind(struct bsh__supervisor *sv, pid_t pid,
+static bool note_bind(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
                       const struct seccomp_data *d)
 {
     int sock = take_fd(pid, (int)d->args[0]);
     if (sock < 0)
         return true;
+    if (!still_waiting(sv, id)) { /* the pid may be another's by now */
+        close(sock);
+        return true;
+    }
     int domain = -1;
     uint64_t cookie = 0;
     socklen_t dlen = sizeof(domain), clen = sizeof(cookie);
@@ -588,7 +594,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         else if (req->data.nr == SYS_connect)
             err = connect_for(sv, pid, req->id, &req->data, &deferred);
         else if (req->data.nr == SYS_bind)
-            go_on = note_bind(sv, pid, &req->data);
+            go_on = note_bind(sv, pid, req->id, &req->data);
         else if (req->data.nr == SYS_ioctl)
             err = set_flags_for(sv, pid, req->id, &req->data);
         else if (parse(&req->data, &rq) &&

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "tmpdir.h"
 #include "internal.h"
+#include "mono.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,11 @@
 #include <unistd.h>
 
 #define DEPTH_MAX 32
+
+/* How long a removal may take: a run's process that outlived it (one
+ * that left a session-contained run) could refill the directory forever,
+ * and the caller's loop waits meanwhile. What is left after it stays. */
+#define REMOVE_BUDGET_MS 2000
 
 char *bsh__tmpdir_make(const char *base)
 {
@@ -55,12 +61,13 @@ static int open_dir(int parent, const char *name)
     return dir;
 }
 
-static void empty(int top, int dir, int depth, unsigned *moved);
+static void empty(int top, int dir, int depth, unsigned *moved,
+                  struct timespec until);
 
 /* Removes the entry `name` of `dir` (a directory is emptied first): true
  * when it is gone from there. */
 static bool remove_entry(int top, int dir, const char *name, int depth,
-                         unsigned *moved)
+                         unsigned *moved, struct timespec until)
 {
     if (unlinkat(dir, name, 0) == 0)
         return true;
@@ -73,13 +80,14 @@ static bool remove_entry(int top, int dir, const char *name, int depth,
     }
     int sub = open_dir(dir, name);
     if (sub >= 0)
-        empty(top, sub, depth + 1, moved);
+        empty(top, sub, depth + 1, moved, until);
     return unlinkat(dir, name, AT_REMOVEDIR) == 0;
 }
 
 /* Removes everything in `dir` (closed here). The top is passed over
  * again while a pass removed something: what moved up is in it. */
-static void empty(int top, int dir, int depth, unsigned *moved)
+static void empty(int top, int dir, int depth, unsigned *moved,
+                  struct timespec until)
 {
     DIR *d = fdopendir(dir);
     if (d == NULL) {
@@ -91,10 +99,11 @@ static void empty(int top, int dir, int depth, unsigned *moved)
         removed = false;
         rewinddir(d);
         const struct dirent *e;
-        while ((e = readdir(d)) != NULL)
+        while ((e = readdir(d)) != NULL && mono_ns_until(until) > 0)
             if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-                remove_entry(top, dirfd(d), e->d_name, depth, moved))
+                remove_entry(top, dirfd(d), e->d_name, depth, moved, until))
                 removed = true;
+        removed = removed && mono_ns_until(until) > 0;
         if (depth > 0)
             break;
     }
@@ -108,7 +117,7 @@ void bsh__tmpdir_remove(const char *path)
     int top = open_dir(AT_FDCWD, path);
     unsigned moved = 0;
     if (top >= 0)
-        empty(top, top, 0, &moved);
+        empty(top, top, 0, &moved, mono_add_ms(mono_now(), REMOVE_BUDGET_MS));
     if (rmdir(path) < 0 && errno == ENOTDIR)
         unlink(path); /* the run put a link or a file in its place */
 }

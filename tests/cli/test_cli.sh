@@ -277,6 +277,8 @@ expect "a --sandbox-socket that is not a socket: 125" 125 "" \
 expect "a --sandbox-socket that does not exist: 125" 125 "" \
     "bsh: sandbox: socket '/nonexistent-bsh.sock': No such file or directory\n" -- \
     run --sandbox --sandbox-socket /nonexistent-bsh.sock 'echo never'
+expect "a TMPDIR that does not exist: the run's private one goes in /tmp" 0 "private\n" "" -- \
+    run --sandbox -e TMPDIR=/nonexistent-bsh 'case $TMPDIR in /tmp/bsh-run-*) echo private;; esac'
 expect "--limit pids=none and memory=none are taken" 0 "ran\n" "" -- \
     run -l pids=none -l memory=none 'echo ran'
 expect "--limit cpu=none is refused: 125" 125 "" \

@@ -108,19 +108,8 @@ static void test_tmpdir(void)
     free(other);
 }
 
-/* A listening Unix socket bound at `path`: the fd. */
-static int listen_at(const char *path)
-{
-    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-        listen(s, 1) < 0)
-        perror("listen_at");
-    return s;
-}
-
-/* Notes `sock` as the run's, as the supervisor does at its bind(). */
+/* Notes `sock` as the run's, as the supervisor does when its bind()
+ * comes (before the kernel makes it). */
 static void note(struct bsh__socket_reach *r, int sock)
 {
     struct stat st;
@@ -129,6 +118,21 @@ static void note(struct bsh__socket_reach *r, int sock)
     if (fstat(sock, &st) == 0 &&
         getsockopt(sock, SOL_SOCKET, SO_COOKIE, &cookie, &len) == 0)
         bsh__socket_reach_note(r, st.st_ino, cookie);
+}
+
+/* A listening Unix socket bound at `path`, noted by `r` first as a run's
+ * bind is (NULL: a socket from outside): the fd. */
+static int listen_at(const char *path, struct bsh__socket_reach *r)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    if (s >= 0 && r != NULL)
+        note(r, s);
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+        listen(s, 1) < 0)
+        perror("listen_at");
+    return s;
 }
 
 static bool reachable(struct bsh__socket_reach *r, const char *path)
@@ -150,10 +154,12 @@ static void test_sockets(void)
     snprintf(named, sizeof(named), "%s/named.sock", base);
     struct bsh__socket_reach r;
     bsh__socket_reach_init(&r);
-    int mine = listen_at(own), theirs = listen_at(outside);
-    int given = listen_at(named);
-    note(&r, mine);
+    int mine = listen_at(own, &r), theirs = listen_at(outside, NULL);
+    int given = listen_at(named, NULL);
     ok(reachable(&r, own), "a socket the run bound is reachable");
+    note(&r, theirs);
+    ok(!reachable(&r, outside),
+       "one bound already when the run's bind comes is not noted");
     struct bsh__socket_reach other;
     bsh__socket_reach_init(&other);
     ok(reachable(&other, own), "by another run of the same process too");
@@ -161,8 +167,7 @@ static void test_sockets(void)
     bsh__socket_reach_init(&ended);
     char gone[200];
     snprintf(gone, sizeof(gone), "%s/ended.sock", base);
-    int left = listen_at(gone);
-    note(&ended, left);
+    int left = listen_at(gone, &ended);
     bsh__socket_reach_release(&ended);
     ok(!reachable(&other, gone),
        "a run's sockets are forgotten when it ends (their processes are gone)");
@@ -183,7 +188,7 @@ static void test_sockets(void)
     unlink(named);
     struct timespec pause = {0, 10 * 1000 * 1000};
     nanosleep(&pause, NULL); /* a change time of its own for the next */
-    given = listen_at(named);
+    given = listen_at(named, NULL);
     ok(!reachable(&r, named),
        "a new socket where a named one was (perhaps on its inode) is not it");
     close(theirs);
