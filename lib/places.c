@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "procinfo.h"
 #include "sandbox.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,13 +105,9 @@ void bsh__place_open(struct bsh__place *p, const char *what, const char *path)
     p->err = p->fd < 0 ? (path != NULL ? errno : ENOENT) : 0;
     if (p->fd < 0)
         return;
-    char self[64], real[PATH_MAX];
-    snprintf(self, sizeof(self), "/proc/self/fd/%d", p->fd);
-    ssize_t n = readlink(self, real, sizeof(real) - 1);
-    if (n > 0 && real[0] == '/') {
-        real[n] = '\0';
+    char real[PATH_MAX];
+    if (bsh__proc_fd(getpid(), p->fd, real, sizeof(real)) && real[0] == '/')
         p->real = strdup(real);
-    }
     if (p->real == NULL) { /* unknown where it is: it gives nothing */
         p->fd = bsh__close(p->fd);
         p->err = ENOENT;

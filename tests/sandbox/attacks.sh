@@ -141,19 +141,6 @@ PIDS+=($!)
 for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
 succeeded() { [ "$RC" -eq 0 ]; }
 
-# A Unix socket server outside the writable places.
-SOCK=$BASE/daemon.sock
-SOCK_LOG=$BASE/daemon.log # a line for each connection it accepted
-python3 -c "
-import socket
-s = socket.socket(socket.AF_UNIX); s.bind('$SOCK'); s.listen(16)
-while True:
-    c, _ = s.accept(); open('$SOCK_LOG', 'a').write('accepted\n'); c.sendall(b'answered\n'); c.close()" &
-PIDS+=($!)
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
-chmod 777 "$BASE" && chmod 666 "$SOCK" # reachable by any user without the sandbox
-socket_answered() { [[ $OUT == *answered* ]]; }
-
 # serve_socket PATH LOG: a listener outside the run that answers each
 # connection; serve_datagrams PATH LOG: a datagram receiver. Each line of
 # LOG is what it got.
@@ -166,6 +153,13 @@ while True:
     PIDS+=($!)
     for _ in $(seq 50); do [ -S "$1" ] && break; sleep 0.1; done
 }
+
+# A Unix socket server outside the writable places.
+SOCK=$BASE/daemon.sock
+SOCK_LOG=$BASE/daemon.log # a line for each connection it accepted
+serve_socket "$SOCK" "$SOCK_LOG"
+chmod 777 "$BASE" && chmod 666 "$SOCK" # reachable by any user without the sandbox
+socket_answered() { [[ $OUT == *answered* ]]; }
 serve_datagrams() {
     python3 -c "
 import socket
