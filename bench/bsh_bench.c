@@ -40,6 +40,10 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
     o.report = a->report;
     if (a->sandbox)
         o.sandbox.mode = BSH_SANDBOX_STRICT;
+    if (a->no_limit != NULL && strcmp(a->no_limit, "pids") != 0)
+        o.limits.memory_bytes = BSH_NO_LIMIT;
+    if (a->no_limit != NULL && strcmp(a->no_limit, "memory") != 0)
+        o.limits.pids = BSH_NO_LIMIT;
     struct bsh_stream *s = NULL;
     struct bsh_error err;
     r->start_ms = mono_ms();

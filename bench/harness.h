@@ -25,6 +25,7 @@ struct bench_args {
     const char *containment; /* bsh only: auto (NULL), cgroup, session */
     bool report;             /* bsh only: ask for the end report, read it */
     bool sandbox;            /* bsh only: --sandbox (strict) */
+    const char *no_limit;    /* bsh only: memory, pids or both opted out */
     bool pollfds; /* bsh only: --parallel through bsh_stream_pollfds */
 };
 

@@ -111,11 +111,20 @@ static int remove_dir(const struct bsh__cgroup *cg)
     return unlinkat(at, name, AT_REMOVEDIR);
 }
 
+/* Empty cgroups of our own cgroup, with no controllers enabled (their
+ * only state is cpu.stat, which a report reads as a difference). */
+static struct bsh__cgroup_pool pool = BSH__CGROUP_POOL_INIT;
+
+__attribute__((destructor)) static void pool_drain(void)
+{
+    bsh__cgroup_pool_drain(&pool, bsh__cgroup_own);
+}
+
 /* A cgroup from the pool, opened; false when there is none (or it was
  * removed meanwhile, by hand: then one is made). */
 static bool take_from_pool(struct bsh__cgroup *cg)
 {
-    if (!bsh__cgroup_pool_take(cg->name))
+    if (!bsh__cgroup_pool_take(&pool, cg->name))
         return false;
     char path[PATH_MAX + 64];
     bsh__cgroup_own_child(path, sizeof(path), cg->name);
@@ -166,6 +175,8 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
 bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
 {
     char text[512];
+    if (cg->pool_checked) /* from the pool: it has none */
+        return false;
     if (read_file(cg, "cgroup.controllers", text, sizeof(text)) < 0)
         return false;
     size_t len = strlen(controller);
@@ -290,7 +301,7 @@ static bool fit_for_pool(struct bsh__cgroup *cg)
     return cg->poolable && !cg->killed &&
            (cg->emptied ||
             bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) &&
-           bsh__cgroup_pool_has_room() &&
+           bsh__cgroup_pool_has_room(&pool) &&
            (cg->pool_checked ||
             (read_file(cg, "cgroup.controllers", controllers,
                        sizeof(controllers)) >= 0 &&
@@ -301,7 +312,7 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
 {
     if (cg->dir < 0)
         return 0;
-    if (fit_for_pool(cg) && bsh__cgroup_pool_give(cg->name)) {
+    if (fit_for_pool(cg) && bsh__cgroup_pool_give(&pool, cg->name)) {
         cg->dir = bsh__close(cg->dir);
         release_parent(cg);
         return 0;

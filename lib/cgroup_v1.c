@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "cgroup_v1.h"
+#include "cgroup_pool.h"
 #include "cgroupfs.h"
 #include "graveyard.h"
 #include "internal.h"
@@ -33,6 +34,38 @@ static void find_homes(void)
         bsh__cgroup_remove_stale(pids_home);
 }
 
+/* Empty v1 cgroups that earlier runs left, per controller. Making and
+ * removing a memory cgroup costs far more than a v2 cgroup: the kernel
+ * sets up and later tears down its per-CPU state on a kernel thread. */
+static struct bsh__cgroup_pool memory_pool = BSH__CGROUP_POOL_INIT,
+                               pids_pool = BSH__CGROUP_POOL_INIT;
+
+/* A memory cgroup goes to the pool only while at most this much is still
+ * charged to it (page cache the run read or wrote): more would count
+ * against the next run's limit and blur its peak. */
+#define POOL_MEMORY_LEFT (1 << 20)
+
+static const char *memory_dir(void)
+{
+    return memory_home[0] != '\0' ? memory_home : NULL;
+}
+
+static const char *pids_dir(void)
+{
+    return pids_home[0] != '\0' ? pids_home : NULL;
+}
+
+__attribute__((destructor)) static void pools_drain(void)
+{
+    bsh__cgroup_pool_drain(&memory_pool, memory_dir);
+    bsh__cgroup_pool_drain(&pids_pool, pids_dir);
+}
+
+static struct bsh__cgroup_pool *pool_of(const struct bsh__v1_group *g)
+{
+    return strcmp(g->controller, "memory") == 0 ? &memory_pool : &pids_pool;
+}
+
 bool bsh__v1_available(const char *controller)
 {
     pthread_once(&homes_once, find_homes);
@@ -49,6 +82,24 @@ static void group_init(struct bsh__v1_group *g)
 {
     memset(g, 0, sizeof(*g));
     g->parent = g->dir = g->procs = -1;
+}
+
+/* The number after `key` in a "key value" file of `g`; -1 when none. */
+static int64_t group_stat(const struct bsh__v1_group *g, const char *file,
+                          const char *key)
+{
+    int64_t value;
+    bsh__cgroup_stats_at(g->dir, file, &key, &value, 1);
+    return value;
+}
+
+/* A number file of `g` (memory.usage_in_bytes...); -1 when unknown. */
+static int64_t group_number(const struct bsh__v1_group *g, const char *file)
+{
+    char text[32];
+    if (g->dir < 0 || bsh__read_file(g->dir, file, text, sizeof(text)) <= 0)
+        return -1;
+    return strtoll(text, NULL, 10);
 }
 
 void bsh__v1_init(struct bsh__v1 *v)
@@ -72,7 +123,50 @@ static void group_release(struct bsh__v1_group *g)
     g->controller = NULL;
 }
 
-/* Makes `g` in `home` for `controller`: 0, or -1 with errno. */
+/* Opens the cgroup `g->name`: 0, or -1 with errno. */
+static int group_open(struct bsh__v1_group *g)
+{
+    g->dir = openat(g->parent, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g->dir >= 0)
+        g->procs = bsh__above_stdio(
+            openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
+    return g->procs >= 0 ? 0 : -1;
+}
+
+/* Where the counts of a pooled `g` stand before this run: the memory
+ * peak starts again from what is charged now. */
+static void group_mark_start(struct bsh__v1_group *g)
+{
+    if (strcmp(g->controller, "memory") == 0) {
+        bsh__cgroup_write_at(g->dir, "memory.max_usage_in_bytes", "0");
+        g->usage_base = group_number(g, "memory.usage_in_bytes");
+        g->count_base = group_stat(g, "memory.oom_control", "oom_kill");
+    } else {
+        g->count_base = group_stat(g, "pids.events", "max");
+    }
+    if (g->usage_base < 0)
+        g->usage_base = 0;
+    if (g->count_base < 0)
+        g->count_base = 0;
+}
+
+/* A cgroup from the pool, opened; false when there is none (one removed
+ * by hand meanwhile is passed over). */
+static bool group_take_pooled(struct bsh__v1_group *g)
+{
+    while (bsh__cgroup_pool_take(pool_of(g), g->name)) {
+        if (group_open(g) == 0) {
+            group_mark_start(g);
+            return true;
+        }
+        g->procs = bsh__close(g->procs);
+        g->dir = bsh__close(g->dir);
+    }
+    return false;
+}
+
+/* Makes `g` in `home` for `controller` (or takes one from the pool): 0,
+ * or -1 with errno. */
 static int group_make(struct bsh__v1_group *g, const char *controller,
                       const char *home)
 {
@@ -81,15 +175,13 @@ static int group_make(struct bsh__v1_group *g, const char *controller,
     g->parent = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (g->parent < 0)
         return -1;
+    if (group_take_pooled(g))
+        return 0;
     bsh__format(g->name, sizeof(g->name), "bsh-%d-v1-%u", (int)getpid(),
                 atomic_fetch_add(&serial, 1));
     if (mkdirat(g->parent, g->name, 0755) < 0)
         return -1;
-    g->dir = openat(g->parent, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (g->dir >= 0)
-        g->procs = bsh__above_stdio(
-            openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
-    if (g->procs < 0) {
+    if (group_open(g) < 0) {
         int saved = errno;
         unlinkat(g->parent, g->name, AT_REMOVEDIR);
         errno = saved;
@@ -116,10 +208,33 @@ static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit,
     return -1;
 }
 
+/* memory.limit_in_bytes may never be above memory.memsw.limit_in_bytes
+ * (where swap is accounted): a pooled cgroup's bound is raised swap
+ * first. Memory and swap together get the same bound, or swap would let
+ * the run outgrow its limit. */
+static int set_memory_limit(int dir, int64_t bytes)
+{
+    if (write_value(dir, "memory.limit_in_bytes", bytes) < 0) {
+        int saved = errno;
+        if (write_value(dir, "memory.memsw.limit_in_bytes", bytes) < 0 ||
+            write_value(dir, "memory.limit_in_bytes", bytes) < 0) {
+            errno = saved;
+            return -1;
+        }
+    }
+    write_value(dir, "memory.memsw.limit_in_bytes", bytes);
+    return 0;
+}
+
+static int set_pids_limit(int dir, int64_t pids)
+{
+    return write_value(dir, "pids.max", pids);
+}
+
 static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
                         struct bsh__v1_group *g, const char *controller,
-                        const char *home, const char *file, int64_t value,
-                        char *why, size_t len)
+                        const char *home, int (*set)(int dir, int64_t value),
+                        int64_t value, char *why, size_t len)
 {
     char reason[256];
     if (home[0] == '\0') {
@@ -127,8 +242,7 @@ static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
                     "no cgroup v1 %s hierarchy is mounted here", controller);
         return refuse(v, v2_cgroup, controller, reason, why, len);
     }
-    if (group_make(g, controller, home) < 0 ||
-        write_value(g->dir, file, value) < 0) {
+    if (group_make(g, controller, home) < 0 || set(g->dir, value) < 0) {
         bsh__format(reason, sizeof(reason),
                     "its cgroup v1 hierarchy cannot be used: %s",
                     strerror(errno));
@@ -141,16 +255,12 @@ int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
                  int64_t pids, char *why, size_t len)
 {
     pthread_once(&homes_once, find_homes);
-    if (memory_bytes > 0) {
-        if (make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
-                         "memory.limit_in_bytes", memory_bytes, why, len) < 0)
-            return -1;
-        /* Swap would let the run outgrow its limit: memory and swap
-         * together get the same bound (where swap is accounted). */
-        write_value(v->memory.dir, "memory.memsw.limit_in_bytes", memory_bytes);
-    }
+    if (memory_bytes > 0 &&
+        make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
+                     set_memory_limit, memory_bytes, why, len) < 0)
+        return -1;
     if (pids > 0 && make_limited(v, v2_cgroup, &v->pids, "pids", pids_home,
-                                 "pids.max", pids, why, len) < 0)
+                                 set_pids_limit, pids, why, len) < 0)
         return -1;
     return 0;
 }
@@ -161,33 +271,29 @@ void bsh__v1_procs(const struct bsh__v1 *v, int fds[2])
     fds[1] = v->pids.procs;
 }
 
-/* The number after `key` in a "key value" file of `g`; -1 when none. */
-static int64_t group_stat(const struct bsh__v1_group *g, const char *file,
-                          const char *key)
+/* A count of `g` since this run began; -1 when unknown. */
+static int64_t group_count(const struct bsh__v1_group *g, const char *file,
+                           const char *key)
 {
-    int64_t value;
-    bsh__cgroup_stats_at(g->dir, file, &key, &value, 1);
-    return value;
+    int64_t value = group_stat(g, file, key);
+    return value >= g->count_base ? value - g->count_base : value;
 }
 
 int64_t bsh__v1_oom_kills(const struct bsh__v1 *v)
 {
-    return group_stat(&v->memory, "memory.oom_control", "oom_kill");
+    return group_count(&v->memory, "memory.oom_control", "oom_kill");
 }
 
 int64_t bsh__v1_pids_refused(const struct bsh__v1 *v)
 {
-    return group_stat(&v->pids, "pids.events", "max");
+    return group_count(&v->pids, "pids.events", "max");
 }
 
 int64_t bsh__v1_memory_peak(const struct bsh__v1 *v)
 {
-    char text[32];
-    if (v->memory.dir < 0 ||
-        bsh__read_file(v->memory.dir, "memory.max_usage_in_bytes", text,
-                       sizeof(text)) <= 0)
-        return -1;
-    return strtoll(text, NULL, 10);
+    int64_t peak = group_number(&v->memory, "memory.max_usage_in_bytes");
+    return peak > v->memory.usage_base ? peak - v->memory.usage_base
+                                       : (peak < 0 ? -1 : 0);
 }
 
 /* How long the removal waits for killed processes to be gone. */
@@ -202,9 +308,29 @@ static int end_left(void *ctx)
     return 0;
 }
 
+/* Whether `g` may serve the next run: nothing is in it (nothing of the
+ * run can come back: every process it had is gone), and a memory cgroup
+ * has little charged to it. */
+static bool group_fit_for_pool(const struct bsh__v1_group *g)
+{
+    char member[16];
+    if (bsh__read_file(g->dir, "cgroup.procs", member, sizeof(member)) != 0)
+        return false;
+    if (strcmp(g->controller, "memory") == 0) {
+        int64_t left = group_number(g, "memory.usage_in_bytes");
+        if (left < 0 || left > POOL_MEMORY_LEFT)
+            return false;
+    }
+    return bsh__cgroup_pool_has_room(pool_of(g));
+}
+
 static void group_remove(struct bsh__v1_group *g)
 {
     if (g->parent < 0 || g->name[0] == '\0' || g->dir < 0) {
+        group_release(g);
+        return;
+    }
+    if (group_fit_for_pool(g) && bsh__cgroup_pool_give(pool_of(g), g->name)) {
         group_release(g);
         return;
     }

@@ -14,12 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One v1 cgroup of a run, in the hierarchy of one controller. */
+/* One v1 cgroup of a run, in the hierarchy of one controller. A cgroup
+ * that an earlier run left empty is used again (cgroup_pool.h): its
+ * counts are read as differences from where they stood. */
 struct bsh__v1_group {
     const char *controller; /* "memory" or "pids"; NULL: none */
     int parent;             /* the directory it was made in */
     int dir;                /* the cgroup */
     int procs;              /* its cgroup.procs, written by the child */
+    int64_t count_base;     /* oom_kill or pids.events max at the start */
+    int64_t usage_base;     /* memory charged to it at the start (bytes) */
     char name[64];
 };
 
@@ -45,13 +49,16 @@ int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
 void bsh__v1_procs(const struct bsh__v1 *v, int fds[2]);
 
 /* The limits' own counts: out-of-memory kills, forks refused at the
- * limit; the largest memory use in bytes. -1 where unknown. */
+ * limit; the largest memory use in bytes (in a cgroup used before, above
+ * what earlier runs left charged to it). -1 where unknown. */
 int64_t bsh__v1_oom_kills(const struct bsh__v1 *v);
 int64_t bsh__v1_pids_refused(const struct bsh__v1 *v);
 int64_t bsh__v1_memory_peak(const struct bsh__v1 *v);
 
-/* Kills what is left in them, then removes them (those that are still
- * busy go to the graveyard, which removes them later). */
+/* Pools those that are empty (a memory cgroup only while little is
+ * charged to it); kills what is left in the others, then removes them
+ * (those that are still busy go to the graveyard, which removes them
+ * later). */
 void bsh__v1_remove(struct bsh__v1 *v);
 
 #endif

@@ -320,6 +320,36 @@ static void test_limit_hit(bool memory)
     bsh_stream_free(s);
 }
 
+/* After a limit was hit, the next runs may get the same cgroup again
+ * (an empty one is pooled): they must see a limit of their own, raised
+ * or lowered, and counts of their own, not the earlier run's kill. */
+static void test_limits_after_a_hit(void)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct result r;
+    o.report = true;
+    o.command = "true";
+    o.limits.memory_bytes = 96 << 20; /* above the 32 MiB of the hit */
+    o.limits.pids = 50;
+    for (int i = 0; i < 3; i++) {
+        struct bsh_stream *s = run_drained(&o, &r);
+        const struct bsh_report *rep = bsh_stream_report(s);
+        char what[128];
+        snprintf(what, sizeof(what),
+                 "limits after a hit, run %d: exit 0, no limit named, a "
+                 "peak of its own",
+                 i + 1);
+        ok(result_exit(&r, 0) && rep != NULL && rep->limit == BSH_LIMIT_NONE &&
+               rep->reason == BSH_END_EXIT && rep->memory_peak_bytes >= 0 &&
+               rep->memory_peak_bytes < (int64_t)(32 << 20),
+           what);
+        result_free(&r);
+        bsh_stream_free(s);
+    }
+    test_limit_hit(true);  /* lowered again: still enforced */
+    test_limit_hit(false); /* and the pids limit too */
+}
+
 static void test_limits(bool cgroup)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
@@ -367,6 +397,7 @@ static void test_limits(bool cgroup)
     /* memory and pids need the cgroup's controllers: where they are not
      * enabled (or there is no cgroup), a clear error, never ignored. */
     static const char *const names[] = {"memory", "pids"};
+    int enforced_count = 0;
     for (int i = 0; i < 2; i++) {
         o = (struct bsh_run_opts)BSH_RUN_OPTS_INIT;
         o.command = "true";
@@ -389,9 +420,13 @@ static void test_limits(bool cgroup)
         if (refused)
             printf("#   %s\n", r.error);
         result_free(&r);
-        if (enforced)
+        if (enforced) {
             test_limit_hit(i == 0);
+            enforced_count++;
+        }
     }
+    if (enforced_count == 2)
+        test_limits_after_a_hit();
     (void)cgroup;
 }
 
