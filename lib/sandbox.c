@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,18 +312,26 @@ void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path)
      (1ull << CAP_NET_BIND_SERVICE))
 
 /* The capabilities in this process's bounding set (PR_CAPBSET_READ
- * answers EINVAL past the last one this kernel knows). */
-static uint64_t bounding_set(void)
+ * answers EINVAL past the last one this kernel knows), read once: the set
+ * can only shrink, and dropping one that is gone already does no harm. */
+static uint64_t bounding;
+static pthread_once_t bounding_once = PTHREAD_ONCE_INIT;
+
+static void read_bounding_set(void)
 {
-    uint64_t set = 0;
     for (int cap = 0; cap < 64; cap++) {
         int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
         if (in < 0)
             break;
         if (in > 0)
-            set |= 1ull << cap;
+            bounding |= 1ull << cap;
     }
-    return set;
+}
+
+static uint64_t bounding_set(void)
+{
+    pthread_once(&bounding_once, read_bounding_set);
+    return bounding;
 }
 
 /* What the child drops, planned here: what it holds goes with capset

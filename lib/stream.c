@@ -341,7 +341,10 @@ static void unlist_leader(struct bsh_stream *s)
     s->leader_listed = false;
 }
 
-/* The run is over: its private temporary directory goes. */
+/* The run is over and its status was handed out (or never will be): its
+ * private temporary directory goes. Not before the status: on a disk
+ * file system removing a directory costs more than a tenth of a
+ * millisecond, which the caller need not wait for. */
 static void remove_tmpdir(struct bsh_stream *s)
 {
     if (s->tmpdir != NULL)
@@ -354,7 +357,6 @@ static void release_all(struct bsh_stream *s)
 {
     unlist_leader(s);
     release_supervisor(s);
-    remove_tmpdir(s);
     close_outputs(s);
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_release(&s->child);
@@ -812,6 +814,7 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             rc = step_ending(s, item, block);
             break;
         case PHASE_DONE:
+            remove_tmpdir(s);
             return 0;
         }
         if (rc == BSH_EAGAIN)

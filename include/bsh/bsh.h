@@ -223,7 +223,10 @@ enum bsh_sandbox_layer {
 /** What a sandbox confines (see SPEC 8 and the README). */
 struct bsh_sandbox {
     enum bsh_sandbox_mode mode;
-    /* Writable besides the working directory, /tmp and $TMPDIR. */
+    /* Writable besides the working directory, /tmp and $TMPDIR. Each run
+     * also gets a private TMPDIR of its own, removed with all it holds by
+     * the call after the one that handed out its status, or by
+     * bsh_stream_free(). */
     const char *const *write_dirs;
     size_t write_count;
     bool allow_net; /* TCP and IPv4/IPv6 sockets as without a sandbox */
