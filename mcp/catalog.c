@@ -1,87 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "catalog.h"
 
-#define RUN_ID                                                               \
-    "\"run_id\":{\"type\":\"string\",\"description\":\"The id of a run, as " \
-    "bash_run returned it.\"}"
+#include <bsh/bsh.h>
 
-/* What a client may tell a person before the tool runs: these run or
- * touch commands, which can do anything; the others only read. */
-#define ACTS                                                            \
-    "\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true," \
-    "\"idempotentHint\":false,\"openWorldHint\":true},"
-#define READS "\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false},"
-
-#define WAIT_MS(what)                                                         \
-    "\"wait_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"" what \
-    "\"}"
-
-static const char *const tools[] = {
-    "{\"name\":\"bash_run\",\"title\":\"Run a bash command\"," ACTS
-    "\"description\":\"Run a bash command (bash -c) and return its output "
-    "and exit status. Commands are checked against tripwires for "
-    "catastrophic mistakes first; absolute command paths are rejected. A "
-    "command still running after yield_ms (or, in PTY mode, waiting for "
-    "input) is left running as a run whose id the reply gives: read it "
-    "with bash_output, type into it with bash_write, end it with "
-    "bash_kill.\","
-    "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-    "\"command\":{\"type\":\"string\",\"description\":\"The bash command "
-    "line to run.\"},"
-    "\"timeout_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
-    "\"Deadline of the run in milliseconds; everything it started is "
-    "killed when it passes.\"},"
-    "\"yield_ms\":{\"type\":\"integer\",\"minimum\":0,\"description\":"
-    "\"Return after this many milliseconds if the command is still "
-    "running; it goes on as a run (default: the server's, 30000).\"},"
-    "\"input\":{\"type\":\"string\",\"description\":\"Written to the "
-    "command's stdin, which is then closed.\"},"
-    "\"stdin\":{\"type\":\"boolean\",\"description\":\"Pipe mode: keep "
-    "stdin open for bash_write (default: /dev/null). PTY runs always "
-    "take input.\"},"
-    "\"idle_timeout_ms\":{\"type\":\"integer\",\"minimum\":1,"
-    "\"description\":\"End the run when it has printed nothing for this "
-    "many milliseconds.\"}},"
-    "\"required\":[\"command\"]}}",
-
-    "{\"name\":\"bash_output\",\"title\":\"Read a run's output\"," READS
-    "\"description\":\"The output of a run since it was last read, and its "
-    "state (running, awaiting_input or exited with its status).\","
-    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
-    "," WAIT_MS("Wait up to this many milliseconds for the run to end or "
-                "wait for input (default 0).") "},"
-                                               "\"required\":[\"run_id\"]}}",
-
-    "{\"name\":\"bash_write\",\"title\":\"Type into a run\"," ACTS
-    "\"description\":\"Write to a run's stdin (in PTY mode: typed, so "
-    "send \\\"\\\\n\\\" to end a line), optionally close it, then return "
-    "like bash_output.\","
-    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
-    ",\"input\":{\"type\":\"string\",\"description\":\"The bytes to "
-    "write.\"},"
-    "\"close_stdin\":{\"type\":\"boolean\",\"description\":\"Close stdin "
-    "after the input (EOF).\"}," WAIT_MS(
-        "How long to wait for the run to answer (default 1000).") "},"
-                                                                  "\"required\""
-                                                                  ":[\"run_"
-                                                                  "id\","
-                                                                  "\"input\"]}"
-                                                                  "}",
-
-    "{\"name\":\"bash_kill\",\"title\":\"Signal a run\"," ACTS
-    "\"description\":\"Send a signal to every process of a run (default "
-    "KILL), then return like bash_output.\","
-    "\"inputSchema\":{\"type\":\"object\",\"properties\":{" RUN_ID
-    ",\"signal\":{\"type\":[\"string\",\"integer\"],\"description\":\"A "
-    "signal name (INT, TERM, KILL, HUP...) or number.\"}},"
-    "\"required\":[\"run_id\"]}}",
-
-    "{\"name\":\"bash_list\",\"title\":\"List the runs\"," READS
-    "\"description\":\"The runs the server holds: id, command, state, "
-    "elapsed milliseconds, bytes of output and the TCP ports it listens "
-    "on.\","
-    "\"inputSchema\":{\"type\":\"object\",\"properties\":{}}}",
-};
+#include <stdio.h>
+#include <string.h>
 
 #define INT_OR_NULL "{\"type\":[\"integer\",\"null\"]}"
 
@@ -134,21 +57,260 @@ static const char list_result_schema[] =
     "\"output_bytes\",\"ports\"]}}},"
     "\"required\":[\"runs\"]}";
 
+enum arg_type { ARG_STRING, ARG_INTEGER, ARG_BOOLEAN, ARG_SIGNAL };
+
+struct arg_def {
+    const char *name; /* NULL: past the last */
+    enum arg_type type;
+    json_int_t minimum; /* of an ARG_INTEGER */
+    bool required;
+    const char *description; /* NULL: as the library's bash_run says */
+};
+
+struct tool_def {
+    const char *name, *title;
+    /* Runs or touches commands, which can do anything (else only reads):
+     * what a client may tell a person before the tool runs. */
+    bool acts;
+    const char *description; /* bash_run: what follows the library's */
+    const char *output_schema;
+    struct arg_def args[TOOL_ARGS_MAX];
+};
+
+#define RUN_ID_ARG                                      \
+    {                                                   \
+        "run_id", ARG_STRING, 0, true,                  \
+            "The id of a run, as bash_run returned it." \
+    }
+
+static const struct tool_def tools[TOOL_COUNT] = {
+    [TOOL_BASH_RUN] =
+        {"bash_run",
+         "Run a bash command",
+         true,
+         "A command still running after yield_ms (or, in PTY mode, waiting "
+         "for input) is left running as a run whose id the reply gives: "
+         "read it with bash_output, type into it with bash_write, end it "
+         "with bash_kill.",
+         run_result_schema,
+         {{"command", ARG_STRING, 0, true, NULL},
+          {"timeout_ms", ARG_INTEGER, 0, false, NULL},
+          {"yield_ms", ARG_INTEGER, 0, false,
+           "Return after this many milliseconds if the command is still "
+           "running; it goes on as a run (default: the server's, 30000)."},
+          {"input", ARG_STRING, 0, false,
+           "Written to the command's stdin, which is then closed."},
+          {"stdin", ARG_BOOLEAN, 0, false,
+           "Pipe mode: keep stdin open for bash_write (default: /dev/null). "
+           "PTY runs always take input."},
+          {"idle_timeout_ms", ARG_INTEGER, 1, false, NULL}}},
+    [TOOL_BASH_OUTPUT] =
+        {"bash_output",
+         "Read a run's output",
+         false,
+         "The output of a run since it was last read, and its state "
+         "(running, awaiting_input or exited with its status).",
+         run_result_schema,
+         {RUN_ID_ARG,
+          {"wait_ms", ARG_INTEGER, 0, false,
+           "Wait up to this many milliseconds for the run to end or wait "
+           "for input (default 0)."}}},
+    [TOOL_BASH_WRITE] =
+        {"bash_write",
+         "Type into a run",
+         true,
+         "Write to a run's stdin (in PTY mode: typed, so send \"\\n\" to "
+         "end a line), optionally close it, then return like bash_output.",
+         run_result_schema,
+         {RUN_ID_ARG,
+          {"input", ARG_STRING, 0, true, "The bytes to write."},
+          {"close_stdin", ARG_BOOLEAN, 0, false,
+           "Close stdin after the input (EOF)."},
+          {"wait_ms", ARG_INTEGER, 0, false,
+           "How long to wait for the run to answer (default 1000)."}}},
+    [TOOL_BASH_KILL] =
+        {"bash_kill",
+         "Signal a run",
+         true,
+         "Send a signal to every process of a run (default KILL), then "
+         "return like bash_output.",
+         run_result_schema,
+         {RUN_ID_ARG,
+          {"signal", ARG_SIGNAL, 0, false,
+           "A signal name (INT, TERM, KILL, HUP...) or number."}}},
+    [TOOL_BASH_LIST] = {"bash_list",
+                        "List the runs",
+                        false,
+                        "The runs the server holds: id, command, state, "
+                        "elapsed milliseconds, bytes of output and the TCP "
+                        "ports it listens on.",
+                        list_result_schema,
+                        {{NULL, ARG_STRING, 0, false, NULL}}},
+};
+
+int catalog_find(json_t *name)
+{
+    const char *n = json_string_value(name);
+    if (n == NULL || strlen(n) != json_string_length(name))
+        return -1;
+    for (int i = 0; i < TOOL_COUNT; i++)
+        if (strcmp(n, tools[i].name) == 0)
+            return i;
+    return -1;
+}
+
+static bool arg_fits(const struct arg_def *a, json_t *v)
+{
+    switch (a->type) {
+    case ARG_STRING:
+        return json_is_string(v);
+    case ARG_INTEGER:
+        return json_is_integer(v) && json_integer_value(v) >= a->minimum;
+    case ARG_BOOLEAN:
+        return json_is_boolean(v);
+    case ARG_SIGNAL:
+        return json_is_string(v) || json_is_integer(v);
+    }
+    return false;
+}
+
+/* What is wrong with an argument that does not fit, for the model to
+ * correct its call (SEP-1303). */
+static void arg_problem(const struct arg_def *a, char *why, size_t size)
+{
+    switch (a->type) {
+    case ARG_STRING:
+        snprintf(why, size, "needs arguments.%s, a string", a->name);
+        break;
+    case ARG_INTEGER:
+        snprintf(why, size, "%s must be an integer >= %lld", a->name,
+                 (long long)a->minimum);
+        break;
+    case ARG_BOOLEAN:
+        snprintf(why, size, "%s must be true or false", a->name);
+        break;
+    case ARG_SIGNAL:
+        snprintf(why, size,
+                 "%s must be a signal name (INT, TERM, KILL...) or a number "
+                 "from 1",
+                 a->name);
+        break;
+    }
+}
+
+bool catalog_read_args(enum tool_id tool, json_t *args, struct tool_args *out,
+                       char *why, size_t why_size)
+{
+    memset(out, 0, sizeof(*out));
+    out->tool = tool;
+    const struct arg_def *defs = tools[tool].args;
+    for (int i = 0; i < TOOL_ARGS_MAX && defs[i].name != NULL; i++) {
+        json_t *v = json_object_get(args, defs[i].name);
+        if (json_is_null(v))
+            v = NULL;
+        if (v == NULL && !defs[i].required)
+            continue;
+        if (!arg_fits(&defs[i], v)) {
+            arg_problem(&defs[i], why, why_size);
+            return false;
+        }
+        out->value[i] = v;
+    }
+    return true;
+}
+
+json_t *tool_arg(const struct tool_args *a, const char *name)
+{
+    const struct arg_def *defs = tools[a->tool].args;
+    for (int i = 0; i < TOOL_ARGS_MAX && defs[i].name != NULL; i++)
+        if (strcmp(defs[i].name, name) == 0)
+            return a->value[i];
+    return NULL;
+}
+
+/* ---- tools/list ---------------------------------------------------------- */
+
+static json_t *arg_schema(const struct arg_def *a, json_t *library_props)
+{
+    static const char *const type_names[] = {"string", "integer", "boolean"};
+    json_t *o = json_object();
+    if (a->type == ARG_SIGNAL)
+        json_object_set_new(o, "type",
+                            json_pack("[s, s]", "string", "integer"));
+    else
+        json_object_set_new(o, "type", json_string(type_names[a->type]));
+    if (a->type == ARG_INTEGER)
+        json_object_set_new(o, "minimum", json_integer(a->minimum));
+    const char *text =
+        a->description != NULL
+            ? a->description
+            : json_string_value(json_object_get(
+                  json_object_get(library_props, a->name), "description"));
+    if (text != NULL)
+        json_object_set_new(o, "description", json_string(text));
+    return o;
+}
+
+static json_t *input_schema(const struct tool_def *t, json_t *library_props)
+{
+    json_t *props = json_object(), *required = json_array();
+    for (int i = 0; i < TOOL_ARGS_MAX && t->args[i].name != NULL; i++) {
+        json_object_set_new(props, t->args[i].name,
+                            arg_schema(&t->args[i], library_props));
+        if (t->args[i].required)
+            json_array_append_new(required, json_string(t->args[i].name));
+    }
+    json_t *schema =
+        json_pack("{s:s, s:o}", "type", "object", "properties", props);
+    if (json_array_size(required) > 0)
+        json_object_set_new(schema, "required", required);
+    else
+        json_decref(required);
+    return schema;
+}
+
+static json_t *annotations(bool acts)
+{
+    return acts
+               ? json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 0,
+                           "destructiveHint", 1, "idempotentHint", 0,
+                           "openWorldHint", 1)
+               : json_pack("{s:b, s:b}", "readOnlyHint", 1, "openWorldHint", 0);
+}
+
+/* bash_run's description: the library's, then what the server adds. */
+static json_t *run_description(json_t *library, const char *more)
+{
+    const char *base =
+        json_string_value(json_object_get(library, "description"));
+    char text[1024];
+    snprintf(text, sizeof(text), "%s %s", base != NULL ? base : "", more);
+    return json_string(text);
+}
+
 json_t *catalog_tools(bool legacy_tasks)
 {
+    json_t *library = json_loads(bsh_bash_tool_json(), 0, NULL);
+    json_t *library_props =
+        json_object_get(json_object_get(library, "inputSchema"), "properties");
     json_t *list = json_array();
-    size_t n = sizeof(tools) / sizeof(tools[0]);
-    for (size_t i = 0; i < n; i++) {
-        json_t *tool = json_loads(tools[i], 0, NULL);
-        /* bash_list is last; the others answer about one run. */
-        json_object_set_new(
-            tool, "outputSchema",
-            json_loads(i + 1 < n ? run_result_schema : list_result_schema, 0,
-                       NULL));
-        if (legacy_tasks && i == 0) /* bash_run may run as a task */
+    for (int i = 0; i < TOOL_COUNT; i++) {
+        const struct tool_def *t = &tools[i];
+        json_t *tool = json_pack("{s:s, s:s, s:o}", "name", t->name, "title",
+                                 t->title, "annotations", annotations(t->acts));
+        json_object_set_new(tool, "description",
+                            i == TOOL_BASH_RUN
+                                ? run_description(library, t->description)
+                                : json_string(t->description));
+        json_object_set_new(tool, "inputSchema",
+                            input_schema(t, library_props));
+        json_object_set_new(tool, "outputSchema",
+                            json_loads(t->output_schema, 0, NULL));
+        if (legacy_tasks && i == TOOL_BASH_RUN) /* it may run as a task */
             json_object_set_new(tool, "execution",
                                 json_pack("{s:s}", "taskSupport", "optional"));
         json_array_append_new(list, tool);
     }
+    json_decref(library);
     return list;
 }

@@ -14,6 +14,9 @@
 
 #include <stdint.h>
 
+/* How often a quiet PTY run's terminal is looked at for an input wait. */
+#define RUN_LOOK_MS 50.0
+
 /* How long an ended run whose end nobody read is kept. */
 #define RUN_KEEP_ENDED_MS (10.0 * 60 * 1000)
 

@@ -9,6 +9,7 @@
  * and ends the server with status 0; a stop
  * signal (read from the caller's signalfd) does the same with 128+N.
  */
+#include "call.h"
 #include "catalog.h"
 #include "era.h"
 #include "mono.h"
@@ -33,7 +34,8 @@
 
 struct server {
     const struct mcp_config *cfg;
-    struct registry runs; /* the runs held and the calls waiting on them */
+    struct registry runs; /* the runs and tasks held */
+    struct calls calls;   /* the tools/call requests waiting on runs */
     int advance_ms;       /* when the runs must be looked at next; -1 */
     char *line;
     size_t len;
@@ -112,11 +114,11 @@ static void serve(struct server *sv, const char *method, json_t *id,
         if (!json_is_object(params))
             rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs params");
         else
-            tool_call(&sv->runs, id, params, modern);
+            tool_call(&sv->runs, &sv->calls, id, params, modern);
     } else if (strncmp(method, "tasks/", 6) == 0 && request) {
         task_request(&sv->runs, method, id, params, modern);
     } else if (strcmp(method, "notifications/cancelled") == 0) {
-        tool_cancel(&sv->runs, json_object_get(params, "requestId"));
+        call_cancel(&sv->calls, json_object_get(params, "requestId"));
     } else if (request) {
         char why[160];
         snprintf(why, sizeof(why), "Method not found: %.100s", method);
@@ -242,14 +244,6 @@ static void read_input(struct server *sv)
     take_lines(sv);
 }
 
-static int runs_going(const struct registry *g)
-{
-    int n = 0;
-    for (const struct mcp_run *r = g->runs; r != NULL; r = r->next)
-        n += !r->ended;
-    return n;
-}
-
 /* Which children of ours to leave alone when a run has ended: the runs
  * still going (their bash), and any process that may have come from one
  * of them. An orphan does not say which run it came from, but it was
@@ -283,11 +277,26 @@ static bool run_leader(pid_t pid, void *ctx)
     return false;
 }
 
+static void soonest(double *next, double ms)
+{
+    if (ms >= 0 && (*next < 0 || ms < *next))
+        *next = ms;
+}
+
+/* Moves every run, call and task forward without blocking: takes what
+ * the runs have ready, answers the calls whose moment has come, sends
+ * progress, follows the tasks, drops the runs that are done with; then
+ * when something is next due. */
 static void advance_runs(struct server *sv)
 {
-    int going = runs_going(&sv->runs);
-    sv->advance_ms = tool_advance(&sv->runs);
-    if (sv->cfg->subreaper && runs_going(&sv->runs) < going)
+    struct registry *g = &sv->runs;
+    int going = registry_runs_going(g);
+    registry_pump(g);
+    double next = call_advance(g, &sv->calls);
+    soonest(&next, task_advance(g));
+    soonest(&next, registry_drop_forgotten(g));
+    sv->advance_ms = next < 0 ? -1 : next > 1e9 ? 1000000000 : (int)next + 1;
+    if (sv->cfg->subreaper && registry_runs_going(g) < going)
         orphans_end_but(-1, ORPHANS_MAX_MS, NULL, keep_child, &sv->runs);
 }
 
@@ -381,7 +390,9 @@ static void flush_replies(struct server *sv)
 /* The client is gone: kill every run, drop every call. */
 static void end_server(struct server *sv)
 {
-    tool_end_all(&sv->runs);
+    task_end_all(&sv->runs);
+    call_end_all(&sv->calls);
+    registry_end_all(&sv->runs);
     if (sv->cfg->subreaper)
         orphans_end(-1, ORPHANS_MAX_MS, NULL);
     free(sv->line);
@@ -394,8 +405,7 @@ static bool start_server(struct server *sv, const struct mcp_config *cfg)
 {
     memset(sv, 0, sizeof(*sv));
     sv->cfg = cfg;
-    sv->runs.cfg = cfg;
-    sv->runs.spill = &sv->spill;
+    registry_init(&sv->runs, cfg, &sv->spill);
     sv->advance_ms = -1;
     spill_dir_init(&sv->spill, cfg->keep_logs, SPILL_FILE_MAX, SPILL_TOTAL_MAX);
     sv->line = malloc(cfg->max_line + READ_SIZE);

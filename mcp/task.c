@@ -4,6 +4,7 @@
 #include "era.h"
 #include "mono.h"
 #include "reply.h"
+#include "rpc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -19,9 +20,6 @@
 #define TASK_TTL_MIN_MS     1000
 #define TASK_TTL_MAX_MS     ((int64_t)3600000)
 #define TASK_ENDED_KEEP_MS  60000.0
-
-/* A run's terminal is looked at this often for an input wait. */
-#define TASK_LOOK_MS 50.0
 
 static const char *const status_names[] = {"working", "input_required",
                                            "completed", "failed", "cancelled"};
@@ -239,7 +237,7 @@ static void finish(struct registry *g, struct task *t)
     bool failed = json_is_true(json_object_get(t->result, "isError"));
     t->run = NULL;
     r->waited_on = false;
-    tool_drop_run(g, r);
+    registry_drop_run(g, r);
     /* Modern: failed is for JSON-RPC errors only; a tool error is a
      * completed call whose result says so. */
     t->bytes = json_dumpb(t->result, NULL, 0, JSON_COMPACT);
@@ -376,7 +374,7 @@ void task_request(struct registry *g, const char *method, json_t *id,
 
 static void follow(struct registry *g, struct task *t)
 {
-    enum run_phase p = run_phase(t->run, TASK_LOOK_MS);
+    enum run_phase p = run_phase(t->run, RUN_LOOK_MS);
     if (p == RUN_EXITED) {
         finish(g, t);
         return;
@@ -400,8 +398,8 @@ double task_advance(struct registry *g)
             ended |= t->run == NULL;
         }
         if (t->run != NULL) { /* its end wakes the server; a wait not */
-            if (t->run->pty && (next < 0 || TASK_LOOK_MS < next))
-                next = TASK_LOOK_MS;
+            if (t->run->pty && (next < 0 || RUN_LOOK_MS < next))
+                next = RUN_LOOK_MS;
             pp = &t->next;
             continue;
         }

@@ -14,7 +14,9 @@
 #ifndef BSH_MCP_TASK_H
 #define BSH_MCP_TASK_H
 
-#include "tool.h"
+#include "registry.h"
+
+#include <jansson.h>
 
 enum task_status {
     TASK_WORKING,

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the MCP server holds (registry.c): its runs and its tasks. A run
+ * is added when bash_run starts it and taken out in one place,
+ * registry_drop_run(), whoever is done with it: the call that read its
+ * end, the task that took its result, or the sweep of runs nobody will
+ * read. The calls waiting on runs are call.h's; what a task does is
+ * task.h's.
+ */
+#ifndef BSH_MCP_REGISTRY_H
+#define BSH_MCP_REGISTRY_H
+
+#include "held_run.h"
+
+struct task;
+
+struct registry {
+    const struct mcp_config *cfg;
+    struct spill_dir *spill;
+    struct mcp_run *runs;
+    int nruns;
+    unsigned next_number;
+    struct task *tasks; /* newest first; task.c keeps them */
+    unsigned next_task;
+};
+
+void registry_init(struct registry *g, const struct mcp_config *cfg,
+                   struct spill_dir *spill);
+
+/* Starts a run for `rq` and holds it. NULL with the reason in `why`:
+ * too many runs held, a guard's message, or what failed. */
+struct mcp_run *registry_start_run(struct registry *g,
+                                   const struct run_request *rq, char *why,
+                                   size_t why_size);
+
+/* The run whose id is `id`, or NULL. */
+struct mcp_run *registry_find_run(struct registry *g, const char *id);
+
+/* Takes run `r` out of the registry and frees it (killing it if it is
+ * still going). */
+void registry_drop_run(struct registry *g, const struct mcp_run *r);
+
+/* Takes what every run has ready; never blocks. */
+void registry_pump(struct registry *g);
+
+/* Drops the runs nobody will read: cancelled, or ended more than
+ * RUN_KEEP_ENDED_MS ago with nothing waiting on them. The ms until the
+ * next one would be, or -1. */
+double registry_drop_forgotten(struct registry *g);
+
+/* How many runs have not ended. */
+int registry_runs_going(const struct registry *g);
+
+/* Drops every run (the tasks are task_end_all()'s). */
+void registry_end_all(struct registry *g);
+
+#endif
