@@ -181,7 +181,74 @@ static void run_parallel_any(const struct bench_args *a, struct bench_run *runs)
         run_parallel(a, runs);
 }
 
+/* One run to its end and freed: the ms until its status, and until it
+ * was freed (its clean-up done). */
+static void one_cycle(const struct bench_args *a, double *status_ms,
+                      double *cycle_ms)
+{
+    struct bench_run r;
+    memset(&r, 0, sizeof(r));
+    struct bsh_stream *s = start(a, &r);
+    struct bsh_item it;
+    int rc;
+    while ((rc = bsh_stream_next(s, &it)) == 1)
+        take(&r, &it);
+    finish(s, &r, rc);
+    *status_ms = r.end_ms - r.start_ms;
+    *cycle_ms = mono_ms() - r.start_ms;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* --pair-sandbox: a plain run and a sandboxed one, side by side, --repeat
+ * times, which goes first changing each time, so that a machine that
+ * slows down or speeds up meets both alike; the medians of each and of
+ * the per-pair ratios, to the status and to the end of the clean-up. */
+static int run_pairs(struct bench_args *a)
+{
+    int n = a->repeat;
+    double *v = calloc((size_t)n * 6, sizeof(*v));
+    if (v == NULL)
+        return 2;
+    double *plain_s = v, *plain_c = v + n, *box_s = v + 2 * n,
+           *box_c = v + 3 * n, *ratio_s = v + 4 * n, *ratio_c = v + 5 * n;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            a->sandbox = (k == 0) == (i % 2 == 0);
+            if (a->sandbox)
+                one_cycle(a, &box_s[i], &box_c[i]);
+            else
+                one_cycle(a, &plain_s[i], &plain_c[i]);
+        }
+        ratio_s[i] = box_s[i] / plain_s[i];
+        ratio_c[i] = box_c[i] / plain_c[i];
+    }
+    printf("pairs=%d plain_status_ms=%.3f sandbox_status_ms=%.3f "
+           "ratio_status=%.4f plain_cycle_ms=%.3f sandbox_cycle_ms=%.3f "
+           "ratio_cycle=%.4f\n",
+           n, median(plain_s, n), median(box_s, n), median(ratio_s, n),
+           median(plain_c, n), median(box_c, n), median(ratio_c, n));
+    free(v);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    struct bench_args a;
+    bench_parse(argc, argv, &a);
+    if (a.pair_sandbox) {
+        bench_prepare(&a);
+        return run_pairs(&a);
+    }
     return bench_main(argc, argv, run_sequential, run_parallel_any);
 }

@@ -14,7 +14,8 @@ static void usage(const char *prog)
     fprintf(stderr,
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
             "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
-            "[--sandbox] [--no-limit memory|pids|both] [--pollfds] "
+            "[--sandbox] [--no-limit memory|pids|both] [--pair-sandbox] "
+            "[--pollfds] "
             "COMMAND\n",
             prog);
     exit(2);
@@ -35,6 +36,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         }
         if (strcmp(o, "--sandbox") == 0) {
             a->sandbox = true;
+            continue;
+        }
+        if (strcmp(o, "--pair-sandbox") == 0) {
+            a->pair_sandbox = true;
             continue;
         }
         if (strcmp(o, "--pollfds") == 0) {

@@ -26,6 +26,7 @@ struct bench_args {
     bool report;             /* bsh only: ask for the end report, read it */
     bool sandbox;            /* bsh only: --sandbox (strict) */
     const char *no_limit;    /* bsh only: memory, pids or both opted out */
+    bool pair_sandbox;       /* bsh only: plain and --sandbox, run by run */
     bool pollfds; /* bsh only: --parallel through bsh_stream_pollfds */
 };
 
