@@ -1,43 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * JSON-RPC 2.0 output: every message is one compact JSON line on stdout,
- * queued whole and written without blocking, so a client that does not
- * read never stalls the server. Logs go to stderr; nothing else is ever
- * written to stdout.
- */
 #include "rpc.h"
 #include "era.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* Replies wait here while the client does not read; the server stops
- * reading requests once RPC_QUEUE_LIMIT bytes wait. */
-static struct sink out = {.fd = -1};
+static struct transport *conn;
 
-void rpc_open(int fd)
+void rpc_open(struct transport *t)
 {
-    sink_open(&out, fd, RPC_QUEUE_LIMIT);
-    if (out.blocking)
-        mcp_log("stdout cannot be written without blocking: a client that "
-                "stops reading will hold the server up");
+    conn = t;
 }
 
-void rpc_close(void)
-{
-    sink_close(&out);
-}
-
-struct sink *rpc_sink(void)
-{
-    return &out;
-}
-
-static void write_line(json_t *msg)
+static void send_message(json_t *msg, bool droppable)
 {
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
@@ -45,15 +22,8 @@ static void write_line(json_t *msg)
         mcp_log("cannot encode a reply (out of memory?)");
         return;
     }
-    size_t len = strlen(text);
-    text[len] = '\n'; /* replaces the NUL; len + 1 bytes go out */
-    if (out.fd < 0)
-        rpc_open(1);
-    static bool told;
-    if (sink_write(&out, text, len + 1) < 0 && out.error != EPIPE && !told) {
-        mcp_log("cannot write to stdout: %s", strerror(out.error));
-        told = true;
-    }
+    if (conn != NULL)
+        conn->ops->send(conn, text, strlen(text), droppable);
     free(text);
 }
 
@@ -72,8 +42,9 @@ void rpc_result(json_t *id, json_t *result)
 {
     if (answering_modern)
         era_mark_result(result);
-    write_line(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
-                         id != NULL ? id : json_null(), "result", result));
+    send_message(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+                           id != NULL ? id : json_null(), "result", result),
+                 false);
 }
 
 /* An error reply; `id` NULL when the request's id could not be read. The
@@ -87,7 +58,7 @@ void rpc_error_data(json_t *id, int code, const char *message, json_t *data)
     json_t *msg = json_pack("{s:s, s:o}", "jsonrpc", "2.0", "error", error);
     if (id != NULL)
         json_object_set(msg, "id", id);
-    write_line(msg);
+    send_message(msg, false);
 }
 
 void rpc_error(json_t *id, int code, const char *message)
@@ -97,12 +68,9 @@ void rpc_error(json_t *id, int code, const char *message)
 
 void rpc_notify(const char *method, json_t *params)
 {
-    if (sink_pending(&out) && sink_queued(&out) >= RPC_NOTIFY_LIMIT) {
-        json_decref(params); /* advisory: dropped while the client lags */
-        return;
-    }
-    write_line(json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method,
-                         "params", params));
+    send_message(json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
+                           method, "params", params),
+                 true);
 }
 
 void mcp_log(const char *fmt, ...)

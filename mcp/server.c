@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MCP server's loop: one poll over stdin and every run's stream fd,
- * so a long run never delays the answer to another request; the poll's
- * timeout is when a waiting call is next due (its yield, progress, a look
- * at a quiet terminal).
- * Messages are lines of at most cfg->max_line bytes; a longer line is
- * answered with a parse error and skipped. EOF on stdin kills every run
- * and ends the server with status 0; a stop
- * signal (read from the caller's signalfd) does the same with 128+N.
+ * The MCP server's loop: one poll over the transport's fds (stdin and
+ * stdout today, see stdio.h) and every run's own fds, so a long run never
+ * delays the answer to another request; the poll's timeout is when a
+ * waiting call is next due (its yield, progress, a look at a quiet
+ * terminal). The end of the input kills every run and ends the server
+ * with status 0; a stop signal (read from the caller's signalfd) does the
+ * same with 128+N.
  */
 #include "call.h"
 #include "catalog.h"
@@ -15,41 +14,30 @@
 #include "mono.h"
 #include "orphans.h"
 #include "signal_read.h"
+#include "stdio_transport.h"
 #include "task.h"
 #include "tool.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The input buffer holds one line of up to max_line bytes plus one read. */
-#define READ_SIZE 65536
-
-/* How long requests are handled at a stretch before the runs move on: a
- * flood of requests must not hold a call past its deadline. */
-#define LINES_BUDGET_MS 20.0
-
+/* The fds of the transport at the start of the poll array, then the
+ * stop signal's and the exited children's, then the runs'. */
+#define TRANSPORT_FDS_MAX 4
 struct server {
     const struct mcp_config *cfg;
     struct registry runs; /* the runs and tasks held */
     struct calls calls;   /* the tools/call requests waiting on runs */
     int advance_ms;       /* when the runs must be looked at next; -1 */
-    char *line;
-    size_t len;
+    struct transport *conn;
     struct pollfd *pfds; /* the poll set, grown as calls are added */
     size_t pfds_cap;
-    bool skipping; /* inside a line that was too long */
-    bool backlog;  /* complete lines wait: taken after the runs moved */
-    bool eof;
     int stop_signal; /* a signal that asked the server to stop, or 0 */
     struct spill_dir spill;
 };
-
-/* How long the end waits for a client that does not read its replies. */
-#define FINAL_FLUSH_MS 10000
 
 /* How long ending the orphans of calls may take. */
 #define ORPHANS_MAX_MS 1000
@@ -143,8 +131,9 @@ static void dispatch(struct server *sv, const char *method, json_t *id,
     rpc_answer_modern(was);
 }
 
-static void handle_message(struct server *sv, const char *text, size_t len)
+static void handle_message(void *ctx, const char *text, size_t len)
 {
+    struct server *sv = ctx;
     json_error_t jerr;
     /* \u0000 is valid JSON: a command holding it gets a tool error. */
     json_t *msg = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
@@ -178,70 +167,11 @@ static void handle_message(struct server *sv, const char *text, size_t len)
     json_decref(msg);
 }
 
-/* Takes the complete lines out of the input buffer, for at most
- * LINES_BUDGET_MS; what is left waits for the next turn (sv->backlog). */
-static void take_lines(struct server *sv)
+/* A message the transport could not take (too long). */
+static void refuse_message(void *ctx, const char *why)
 {
-    size_t start = 0;
-    double until = mono_ms() + LINES_BUDGET_MS;
-    sv->backlog = false;
-    for (;;) {
-        char *nl = memchr(sv->line + start, '\n', sv->len - start);
-        if (nl == NULL)
-            break;
-        if (mono_ms() > until) {
-            sv->backlog = true;
-            break;
-        }
-        size_t end = (size_t)(nl - sv->line), n = end - start;
-        if (n > 0 && sv->line[end - 1] == '\r')
-            n--;
-        if (sv->skipping)
-            sv->skipping = false;
-        else if (n > 0)
-            handle_message(sv, sv->line + start, n);
-        start = end + 1;
-    }
-    memmove(sv->line, sv->line + start, sv->len - start);
-    sv->len -= start;
-    if (!sv->backlog && sv->len > sv->cfg->max_line) {
-        if (!sv->skipping) {
-            char why[128];
-            snprintf(why, sizeof(why),
-                     "Parse error: message longer than %zu "
-                     "bytes",
-                     sv->cfg->max_line);
-            rpc_error(NULL, RPC_PARSE_ERROR, why);
-        }
-        sv->skipping = true;
-        sv->len = 0;
-    }
-}
-
-/* The input has ended: a last line without its newline still counts. */
-static void end_input(struct server *sv)
-{
-    sv->eof = true;
-    if (sv->len > 0 && !sv->skipping)
-        handle_message(sv, sv->line, sv->len);
-    /* clang-analyzer sees mcp_feed()'s buffer leak on the next line;
-     * end_server() frees it on every path. */
-    sv->len = 0; // NOLINT(clang-analyzer-unix.Malloc)
-}
-
-static void read_input(struct server *sv)
-{
-    size_t room = sv->cfg->max_line + READ_SIZE - sv->len;
-    ssize_t n =
-        read(0, sv->line + sv->len, room < READ_SIZE ? room : READ_SIZE);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n <= 0) {
-        end_input(sv);
-        return;
-    }
-    sv->len += (size_t)n;
-    take_lines(sv);
+    (void)ctx;
+    rpc_error(NULL, RPC_PARSE_ERROR, why);
 }
 
 /* Which children of ours to leave alone when a run has ended: the runs
@@ -300,29 +230,25 @@ static void advance_runs(struct server *sv)
         orphans_end_but(-1, ORPHANS_MAX_MS, NULL, keep_child, &sv->runs);
 }
 
-/* What the poll found: a writable stdout, a stop signal, exited
- * children, requests. */
-static void take_events(struct server *sv, const struct pollfd *p)
+/* What the poll found: a stop signal, exited children, then the
+ * transport's requests and replies. */
+static void take_events(struct server *sv, const struct pollfd *p, int nconn)
 {
-    struct sink *out = rpc_sink();
-    if (p[1].revents != 0)
-        sink_flush(out);
-    if (p[2].revents != 0)
+    if (p[nconn].revents != 0)
         sv->stop_signal = signal_read(sv->cfg->stop_fd);
     /* Orphans are reaped as they exit, as init would: a held run's
      * short-lived helpers must not pile up as zombies. */
-    if (p[3].revents != 0)
+    if (p[nconn + 1].revents != 0)
         orphans_reap(sv->cfg->child_fd, run_leader, &sv->runs);
-    if (p[0].revents != 0)
-        read_input(sv);
+    sv->conn->ops->polled(sv->conn, p, nconn);
 }
 
-/* Waits for a request, a run's progress, a writable stdout, a stop signal
- * or the moment a call is due. Requests are not read while replies pile
- * up unread. */
+/* Waits for a request, a run's progress, a writable output, a stop
+ * signal or the moment a call is due. */
 static void wait_for_work(struct server *sv)
 {
-    size_t need = (size_t)sv->runs.nruns * BSH_POLLFDS_MAX + 4;
+    size_t need =
+        (size_t)sv->runs.nruns * BSH_POLLFDS_MAX + TRANSPORT_FDS_MAX + 2;
     if (need > sv->pfds_cap) {
         struct pollfd *grown = realloc(sv->pfds, need * 2 * sizeof(*grown));
         if (grown == NULL)
@@ -330,15 +256,13 @@ static void wait_for_work(struct server *sv)
         sv->pfds = grown;
         sv->pfds_cap = need * 2;
     }
-    struct sink *out = rpc_sink();
     struct pollfd *p = sv->pfds;
     int timeout = sv->advance_ms;
-    p[0] = (struct pollfd){sv->eof || sv->backlog || sink_full(out) ? -1 : 0,
-                           POLLIN, 0};
-    p[1] = (struct pollfd){sink_pending(out) ? out->fd : -1, POLLOUT, 0};
-    p[2] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
-    p[3] = (struct pollfd){sv->cfg->child_fd, POLLIN, 0};
-    nfds_t n = 4;
+    int nconn =
+        sv->conn->ops->pollfds(sv->conn, p, TRANSPORT_FDS_MAX, &timeout);
+    p[nconn] = (struct pollfd){sv->cfg->stop_fd, POLLIN, 0};
+    p[nconn + 1] = (struct pollfd){sv->cfg->child_fd, POLLIN, 0};
+    nfds_t n = (nfds_t)nconn + 2;
     /* Each run's own fds, in this one array: no epoll set, timer or
      * eventfd per run, and the runs read only what this poll found. */
     for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next) {
@@ -354,37 +278,14 @@ static void wait_for_work(struct server *sv)
         if (wait_ms >= 0 && (timeout < 0 || wait_ms < timeout))
             timeout = wait_ms;
     }
-    if (sv->backlog && !sink_full(out))
-        timeout = 0; /* more requests are waiting in the buffer */
     int ready = poll(p, n, timeout);
     for (struct mcp_run *r = sv->runs.runs; r != NULL; r = r->next)
         if (!r->ended)
             bsh_stream_polled(r->stream, p + r->poll_first, r->poll_count);
-    if (ready > 0)
-        take_events(sv, p);
-    if (sv->backlog && !sink_full(out) && p[0].revents == 0)
-        take_lines(sv); /* (not when read_input() just took lines) */
-}
-
-/* After the last request: every reply still queued goes out, unless the
- * client stops reading for FINAL_FLUSH_MS or a stop signal comes. */
-static void flush_replies(struct server *sv)
-{
-    struct sink *out = rpc_sink();
-    while (sink_pending(out) && sv->stop_signal == 0) {
-        struct pollfd p[2] = {{out->fd, POLLOUT, 0},
-                              {sv->cfg->stop_fd, POLLIN, 0}};
-        if (poll(p, 2, FINAL_FLUSH_MS) <= 0) {
-            mcp_log("the client stopped reading; %zu bytes of replies "
-                    "dropped",
-                    sink_queued(out));
-            return;
-        }
-        if (p[1].revents != 0)
-            sv->stop_signal = signal_read(sv->cfg->stop_fd);
-        if (p[0].revents != 0)
-            sink_flush(out);
-    }
+    if (ready < 0)
+        for (nfds_t i = 0; i < n; i++)
+            p[i].revents = 0;
+    take_events(sv, p, nconn);
 }
 
 /* The client is gone: kill every run, drop every call. */
@@ -395,12 +296,11 @@ static void end_server(struct server *sv)
     registry_end_all(&sv->runs);
     if (sv->cfg->subreaper)
         orphans_end(-1, ORPHANS_MAX_MS, NULL);
-    free(sv->line);
     free(sv->pfds);
     spill_dir_finish(&sv->spill);
 }
 
-/* Allocates the input buffer; false when out of memory. */
+/* Opens the transport; false when out of memory. */
 static bool start_server(struct server *sv, const struct mcp_config *cfg)
 {
     memset(sv, 0, sizeof(*sv));
@@ -408,8 +308,21 @@ static bool start_server(struct server *sv, const struct mcp_config *cfg)
     registry_init(&sv->runs, cfg, &sv->spill);
     sv->advance_ms = -1;
     spill_dir_init(&sv->spill, cfg->keep_logs, SPILL_FILE_MAX, SPILL_TOTAL_MAX);
-    sv->line = malloc(cfg->max_line + READ_SIZE);
-    return sv->line != NULL;
+    struct transport_handler on = {handle_message, refuse_message, sv};
+    sv->conn = stdio_open(cfg->max_line, on);
+    rpc_open(sv->conn);
+    return sv->conn != NULL;
+}
+
+/* The last replies go out (unless a stop signal came, or comes while
+ * they wait), then the transport is let go. */
+static void stop_server(struct server *sv)
+{
+    if (sv->stop_signal == 0 &&
+        sv->conn->ops->flush(sv->conn, sv->cfg->stop_fd))
+        sv->stop_signal = signal_read(sv->cfg->stop_fd);
+    rpc_open(NULL);
+    sv->conn->ops->close(sv->conn);
 }
 
 int mcp_serve(const struct mcp_config *cfg)
@@ -419,15 +332,13 @@ int mcp_serve(const struct mcp_config *cfg)
         mcp_log("out of memory");
         return 1;
     }
-    rpc_open(1);
     mcp_log("serving bash_run on stdio (bsh %s)", bsh_version());
-    while (!sv.eof && sv.stop_signal == 0) {
+    while (!sv.conn->ops->ended(sv.conn) && sv.stop_signal == 0) {
         wait_for_work(&sv);
         advance_runs(&sv);
     }
     end_server(&sv);
-    flush_replies(&sv);
-    rpc_close();
+    stop_server(&sv);
     return sv.stop_signal != 0 ? 128 + sv.stop_signal : 0;
 }
 
@@ -437,17 +348,17 @@ void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
     if (!start_server(&sv, cfg))
         return;
     while (len > 0) {
-        size_t room = cfg->max_line + READ_SIZE - sv.len;
-        size_t n = len < room ? len : room;
-        memcpy(sv.line + sv.len, data, n);
-        sv.len += n;
+        size_t n = stdio_feed(sv.conn, data, len);
         data += n;
         len -= n;
-        do {
-            take_lines(&sv);
+        advance_runs(&sv);
+        while (stdio_backlog(sv.conn)) {
+            stdio_feed(sv.conn, NULL, 0);
             advance_runs(&sv);
-        } while (sv.backlog);
+        }
     }
-    end_input(&sv);
+    stdio_end_input(sv.conn);
     end_server(&sv);
+    rpc_open(NULL);
+    sv.conn->ops->close(sv.conn);
 }
