@@ -21,34 +21,12 @@
  * counts them as escaped. */
 #define GONE_WAIT_MS 200
 
-/* The run's processes from its cgroup, else from its session scan (which
- * can leave out the leader). */
-static int members(const struct bsh_stream *s, bool others, int *pids, int max)
-{
-    if (s->cgroup.dir >= 0)
-        return bsh__cgroup_pids(&s->cgroup, pids, max);
-    if (s->sid <= 0)
-        return 0;
-    return others ? bsh__session_others(s->sid, pids, max)
-                  : bsh__session_pids(s->sid, pids, max);
-}
-
-int bsh__run_pids(const struct bsh_stream *s, int *pids, int max)
-{
-    return members(s, false, pids, max);
-}
-
-int bsh__run_others(const struct bsh_stream *s, int *pids, int max)
-{
-    return members(s, true, pids, max);
-}
-
 void bsh__report_diagnose(struct bsh_stream *s)
 {
     if (!s->want_report || s->diagnosis != NULL)
         return;
     int pids[DIAGNOSIS_MAX];
-    int n = bsh__run_pids(s, pids, DIAGNOSIS_MAX);
+    int n = bsh__contain_pids(&s->contain, false, pids, DIAGNOSIS_MAX);
     s->diagnosis = calloc(n > 0 ? (size_t)n : 1, sizeof(*s->diagnosis));
     if (s->diagnosis == NULL)
         return;
@@ -58,21 +36,6 @@ void bsh__report_diagnose(struct bsh_stream *s)
             k++;
     s->report.diagnosis = s->diagnosis;
     s->report.diagnosis_count = k;
-}
-
-/* Session mode: processes of the run's session still alive after the
- * kill (waiting a little for the killed to go). */
-static int session_left(int sid)
-{
-    int left = 0;
-    for (int waited = 0; waited <= GONE_WAIT_MS; waited++) {
-        left = bsh__session_pids(sid, NULL, 1 << 20);
-        if (left == 0)
-            break;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    return left;
 }
 
 static int64_t ms_of(struct timeval tv)
@@ -94,13 +57,9 @@ static enum bsh_limit kernel_limit(const struct bsh_stream *s,
         return BSH_LIMIT_CPU;
     if (s->limits.fsize_bytes > 0 && sig == SIGXFSZ)
         return BSH_LIMIT_FSIZE;
-    if (s->limits.memory_bytes > 0 &&
-        (bsh__cgroup_stat(&s->cgroup, "memory.events", "oom_kill") > 0 ||
-         bsh__v1_oom_kills(&s->v1) > 0))
+    if (s->limits.memory_bytes > 0 && bsh__contain_oom_killed(&s->contain))
         return BSH_LIMIT_MEMORY;
-    if (s->limits.pids > 0 &&
-        (bsh__cgroup_stat(&s->cgroup, "pids.events", "max") > 0 ||
-         bsh__v1_pids_refused(&s->v1) > 0))
+    if (s->limits.pids > 0 && bsh__contain_pids_refused(&s->contain))
         return BSH_LIMIT_PIDS;
     return BSH_LIMIT_NONE;
 }
@@ -110,17 +69,12 @@ static enum bsh_limit kernel_limit(const struct bsh_stream *s,
 static void fill_usage(const struct bsh_stream *s, struct bsh_report *r)
 {
     int64_t cpu[2] = {-1, -1}, peak = -1;
-    if (s->want_report && s->cgroup.dir >= 0) {
-        bsh__cgroup_cpu(&s->cgroup, cpu);
-        peak = bsh__cgroup_value(&s->cgroup, "memory.peak");
-    }
-    if (s->want_report && peak < 0)
-        peak = bsh__v1_memory_peak(&s->v1);
-    /* A pooled cgroup has served runs before: count from this one's start. */
-    r->cpu_user_ms = cpu[0] >= 0 ? (cpu[0] - s->cgroup.base_cpu[0]) / 1000
-                                 : ms_of(s->child.usage.ru_utime);
-    r->cpu_sys_ms = cpu[1] >= 0 ? (cpu[1] - s->cgroup.base_cpu[1]) / 1000
-                                : ms_of(s->child.usage.ru_stime);
+    if (s->want_report)
+        bsh__contain_usage(&s->contain, cpu, &peak);
+    r->cpu_user_ms =
+        cpu[0] >= 0 ? cpu[0] / 1000 : ms_of(s->child.usage.ru_utime);
+    r->cpu_sys_ms =
+        cpu[1] >= 0 ? cpu[1] / 1000 : ms_of(s->child.usage.ru_stime);
     r->memory_peak_bytes = peak >= 0 ? peak
                            : s->child.usage.ru_maxrss > 0
                                ? (int64_t)s->child.usage.ru_maxrss * 1024
@@ -144,23 +98,20 @@ void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status)
         s->limit_hit != BSH_LIMIT_NONE ? s->limit_hit : kernel_limit(s, r);
     if (r->limit != BSH_LIMIT_NONE)
         s->end_reason = BSH_END_LIMIT;
-    bsh__v1_remove(&s->v1);
+    bsh__contain_release_limits(&s->contain);
     r->reason = s->end_reason;
     r->killed = s->killed;
-    if (s->cgroup.dir >= 0) {
-        /* Without a report asked for, no wait: what is still dying is
-         * removed by a later sweep, and the count is unknown. */
-        r->containment = BSH_CONTAIN_CGROUP;
-        int left =
-            bsh__cgroup_remove(&s->cgroup, s->want_report ? GONE_WAIT_MS : 0);
+    r->containment =
+        s->contain.cgroup.dir >= 0 ? BSH_CONTAIN_CGROUP : BSH_CONTAIN_SESSION;
+    /* Without a report asked for, no wait: what is still dying is removed
+     * by a later sweep, and the count is unknown. */
+    int left =
+        bsh__contain_release(&s->contain, s->want_report ? GONE_WAIT_MS : 0);
+    if (r->containment == BSH_CONTAIN_CGROUP)
         r->escaped = s->want_report || left == 0 ? left : -1;
-    } else {
-        /* The session alone cannot see what left it: known survivors, or
-         * unknown, never a 0 it could not check. */
-        r->containment = BSH_CONTAIN_SESSION;
-        int left = s->want_report ? session_left(s->sid) : 0;
+    else /* the session alone cannot see what left it: known survivors,
+            or unknown, never a 0 it could not check */
         r->escaped = left > 0 ? left : -1;
-    }
     s->has_report = true;
 }
 

@@ -42,13 +42,6 @@ static const char *invalid_env_name(const struct bsh_run_opts *o)
     return NULL;
 }
 
-/* Fails the stream for a containment or a limit that cannot be had. */
-static bool cannot(struct bsh_stream *s, const char *what, const char *why)
-{
-    bsh__stream_fail(s, BSH_ERR_CONTAIN, "cannot %s: %s", what, why);
-    return false;
-}
-
 /* Half the machine's memory (BSH_SANDBOX_MEMORY_PERCENT), or 0. */
 static int64_t sandbox_memory(void)
 {
@@ -83,83 +76,19 @@ static struct bsh_limits run_limits(const struct bsh_run_opts *o,
     return l;
 }
 
-/* The memory and pids limits: through the run's cgroup v2 where it has
- * the controller, else through cgroup v1 hierarchies that have it. */
-static bool limit_memory_and_pids(struct bsh_stream *s,
-                                  const struct bsh_limits *l,
-                                  struct bsh__placement *place)
-{
-    char why[BSH_ERROR_MAX - 64];
-    bool v2 = s->cgroup.dir >= 0;
-    struct bsh_limits by_v2 = *l, by_v1 = {0};
-    if (l->memory_bytes > 0 && !(v2 && bsh__cgroup_has(&s->cgroup, "memory"))) {
-        by_v1.memory_bytes = l->memory_bytes;
-        by_v2.memory_bytes = 0;
-    }
-    if (l->pids > 0 && !(v2 && bsh__cgroup_has(&s->cgroup, "pids"))) {
-        by_v1.pids = l->pids;
-        by_v2.pids = 0;
-    }
-    if (v2 &&
-        bsh__cgroup_set_limits(&s->cgroup, &by_v2, why, sizeof(why)) < 0) {
-        bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
-        return false;
-    }
-    if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-        bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
-                     sizeof(why)) < 0) {
-        /* A sandbox's default that cannot be had after all is left out;
-         * a limit the caller asked for fails the run. */
-        if (by_v1.memory_bytes == s->default_limits.memory_bytes)
-            by_v1.memory_bytes = s->limits.memory_bytes = 0;
-        if (by_v1.pids == s->default_limits.pids)
-            by_v1.pids = s->limits.pids = 0;
-        if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-            bsh__v1_make(&s->v1, v2, by_v1.memory_bytes, by_v1.pids, why,
-                         sizeof(why)) < 0) {
-            bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
-            return false;
-        }
-    }
-    bsh__v1_procs(&s->v1, place->v1_procs);
-    return true;
-}
-
-/* A default limit that neither the run's cgroup v2 nor a cgroup v1 of
- * its own can enforce here is left out, not failed on. */
-static void drop_unreachable_defaults(struct bsh_stream *s)
-{
-    bool v2 = s->cgroup.dir >= 0;
-    if (s->default_limits.memory_bytes > 0 &&
-        !(v2 && bsh__cgroup_has(&s->cgroup, "memory")) &&
-        !bsh__v1_available("memory"))
-        s->limits.memory_bytes = s->default_limits.memory_bytes = 0;
-    if (s->default_limits.pids > 0 &&
-        !(v2 && bsh__cgroup_has(&s->cgroup, "pids")) &&
-        !bsh__v1_available("pids"))
-        s->limits.pids = s->default_limits.pids = 0;
-}
-
-/* Makes the run's cgroup as the options ask, with its limits, and says
+/* Makes the run's cgroups as the options ask, with its limits, and says
  * where the child goes; false after failing the stream. */
 static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
                     struct bsh__placement *place)
 {
-    char why[BSH_ERROR_MAX - 64];
-    if (o->containment != BSH_CONTAIN_SESSION &&
-        bsh__cgroup_make(&s->cgroup, o->cgroup_parent, why, sizeof(why)) < 0 &&
-        o->containment == BSH_CONTAIN_CGROUP) {
-        cannot(s, "contain the run in a cgroup", why);
+    char why[BSH_ERROR_MAX - 16];
+    struct bsh__contain_ask ask = {o->containment, o->cgroup_parent, o->report,
+                                   &s->limits, &s->default_limits};
+    if (bsh__contain_make(&s->contain, &ask, place, why, sizeof(why)) < 0) {
+        bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;
     }
-    if (s->cgroup.dir >= 0) {
-        if (o->report) /* a pooled cgroup has run others before */
-            bsh__cgroup_cpu(&s->cgroup, s->cgroup.base_cpu);
-        place->cgroup_dir = s->cgroup.dir;
-    }
-    if (s->default_limits.memory_bytes > 0 || s->default_limits.pids > 0)
-        drop_unreachable_defaults(s);
-    return limit_memory_and_pids(s, &s->limits, place);
+    return true;
 }
 
 /* The child's environment with TMPDIR set to the sandbox's private

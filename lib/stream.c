@@ -332,15 +332,6 @@ static void release_supervisor(struct bsh_stream *s)
     bsh__supervisor_release(&s->sup);
 }
 
-/* Taken off the list before the leader is reaped (its pid is ours until
- * then): other runs' scans look at it again from now on. */
-static void unlist_leader(struct bsh_stream *s)
-{
-    if (s->leader_listed)
-        bsh__leader_remove(s->sid);
-    s->leader_listed = false;
-}
-
 /* The run is over and its status was handed out (or never will be): its
  * private temporary directory goes. Not before the status: on a disk
  * file system removing a directory costs more than a tenth of a
@@ -355,66 +346,11 @@ static void remove_tmpdir(struct bsh_stream *s)
 
 static void release_all(struct bsh_stream *s)
 {
-    unlist_leader(s);
+    bsh__contain_unlist(&s->contain);
     release_supervisor(s);
     close_outputs(s);
     bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
     bsh__child_release(&s->child);
-}
-
-/* Scans of the session at a kill, at most. */
-#define KILL_PASSES 4
-
-/* Sends `sig` to every process of the run: with a cgroup, to everything
- * in it (SIGKILL through cgroup.kill, which nothing escapes and which
- * needs no permission on each process); and to the run's process group,
- * whose errno is returned (EPERM: a process turned into another user). */
-static int signal_run(struct bsh_stream *s, int sig)
-{
-    if (s->cgroup.dir >= 0 && sig == SIGKILL) {
-        bsh__cgroup_kill(&s->cgroup);
-        /* The group too, unless nothing is left of it but its leader's
-         * zombie: an empty cgroup whose leader has exited. */
-        if (!s->cgroup.emptied || !s->child.exited)
-            bsh__child_signal_group(&s->child, sig);
-        return 0;
-    }
-    /* The group first (one call), while its leader lives, then whatever
-     * else is in the cgroup or, without one, in the session: processes
-     * that moved to a group of their own (setpgid) are still there. Once
-     * the leader has exited, its group is signalled only when the
-     * session has other members (usually none: nothing to do). */
-    bool leader_gone = s->child.exited;
-    int err = leader_gone ? 0 : bsh__child_signal_group(&s->child, sig);
-    bool found = false;
-    /* A member that forked between the scan and its kill left a child the
-     * scan did not see: look again while a pass finds pids newer than
-     * the last (a killed process forks no more). */
-    int newest = 0;
-    for (int pass = 0; pass < KILL_PASSES; pass++) {
-        int pids[512];
-        int n = bsh__run_others(s, pids, 512);
-        found = found || n > 0;
-        bool fresh = false;
-        for (int i = 0; i < n; i++) {
-            /* A catchable signal goes once to each process: the group's
-             * members had it from the group kill (twice, bash would run
-             * a trap twice). */
-            if (pids[i] <= 0 || (sig != SIGKILL && !leader_gone && err == 0 &&
-                                 getpgid(pids[i]) == s->child.pid))
-                continue;
-            kill(pids[i], sig);
-            if (pids[i] > newest) {
-                newest = pids[i];
-                fresh = true;
-            }
-        }
-        if (!fresh || sig != SIGKILL || s->cgroup.dir >= 0)
-            break;
-    }
-    if (leader_gone && found && sig == SIGKILL) /* the others had it */
-        err = bsh__child_signal_group(&s->child, sig);
-    return err;
 }
 
 /* Kills the run and starts the bounded wait for the child: the status
@@ -423,12 +359,12 @@ static int signal_run(struct bsh_stream *s, int sig)
 static int finish(struct bsh_stream *s)
 {
     s->phase = PHASE_ENDING;
-    unlist_leader(s);
+    bsh__contain_unlist(&s->contain);
     if (s->want_report)
-        s->killed = bsh__run_pids(s, NULL, 1 << 20);
+        s->killed = bsh__contain_pids(&s->contain, false, NULL, 1 << 20);
     /* Killed before the PTY master closes, whose hang-up would otherwise
      * reach the session first as SIGHUP. */
-    s->kill_errno = signal_run(s, SIGKILL);
+    s->kill_errno = bsh__contain_signal(&s->contain, &s->child, SIGKILL);
     close_outputs(s);
     /* A group we may not signal at all (its processes turned into another
      * user) will not die: no use waiting for it. */
@@ -458,7 +394,8 @@ static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
     if (why == BSH_END_CANCEL)
         drain_wake(s);
     bsh__report_diagnose(s);
-    if (s->grace_ms > 0 && signal_run(s, SIGTERM) == 0) {
+    if (s->grace_ms > 0 &&
+        bsh__contain_signal(&s->contain, &s->child, SIGTERM) == 0) {
         s->in_grace = true;
         s->grace_until = mono_add_ms(mono_now(), s->grace_ms);
         s->cancels_seen = atomic_load(&s->cancelled);
@@ -947,7 +884,7 @@ int bsh_stream_signal(struct bsh_stream *s, int sig)
         return BSH_EINVAL;
     if (s->phase != PHASE_RUNNING)
         return BSH_ECLOSED;
-    signal_run(s, sig);
+    bsh__contain_signal(&s->contain, &s->child, sig);
     return BSH_OK;
 }
 
@@ -991,7 +928,7 @@ int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
     if (!quiet && !(ports && st->running))
         return BSH_OK;
     int pids[STATE_PIDS_MAX];
-    int n = bsh__run_pids(s, pids, STATE_PIDS_MAX);
+    int n = bsh__contain_pids(&s->contain, false, pids, STATE_PIDS_MAX);
     if (n > STATE_PIDS_MAX)
         n = STATE_PIDS_MAX;
     if (quiet)
@@ -1053,8 +990,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;
     bsh__child_init(&s->child, -1);
-    bsh__cgroup_init(&s->cgroup);
-    bsh__v1_init(&s->v1);
+    bsh__contain_init(&s->contain);
     s->killed = -1;
     s->out[0] = s->out[1] = s->held_master = -1;
     bsh__input_init(&s->input);
@@ -1075,11 +1011,7 @@ void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
 {
     bsh__child_init(&s->child, p->pid);
-    s->sid = p->pid;
-    /* Without a cgroup the end scans the session; with one, the cgroup. */
-    s->leader_listed = s->cgroup.dir < 0;
-    if (s->leader_listed)
-        bsh__leader_add(s->sid);
+    bsh__contain_enter(&s->contain, p->pid);
     s->pty = p->pty;
     s->out[0] = p->out_fd;
     s->out[1] = p->err_fd;
@@ -1123,8 +1055,7 @@ void bsh_stream_free(struct bsh_stream *s)
     release_input(s);
     release_supervisor(s);
     remove_tmpdir(s);
-    bsh__cgroup_remove(&s->cgroup, 0);
-    bsh__v1_remove(&s->v1);
+    bsh__contain_release(&s->contain, 0);
     free(s->diagnosis);
     bsh__pollset_release(&s->polls);
     bsh__deadline_release(&s->deadline);

@@ -9,9 +9,8 @@
 #ifndef BSH_STREAM_H
 #define BSH_STREAM_H
 
-#include "cgroup.h"
-#include "cgroup_v1.h"
 #include "child.h"
+#include "contain.h"
 #include "deadline.h"
 #include "input.h"
 #include "internal.h"
@@ -81,16 +80,13 @@ struct bsh_stream {
     enum bsh_error_kind error_kind;
     char error[BSH_ERROR_MAX];
     /* Containment, limits and the end report (report.c): */
-    struct bsh__cgroup cgroup; /* the run's own, or dir -1 */
-    struct bsh__v1 v1;         /* cgroup v1 limits where v2 has none */
-    struct timespec started;   /* when bsh_run() was called */
+    struct bsh__contain contain; /* its cgroups and session */
+    struct timespec started;     /* when bsh_run() was called */
     struct bsh_limits limits;
     struct bsh_limits default_limits; /* of those, a sandbox's defaults */
     enum bsh_limit limit_hit;         /* the output limit, once passed */
     uint64_t bytes[2];                /* delivered: stdout, stderr */
-    int killed;         /* processes killed at the end, -1 unknown */
-    int sid;            /* the run's session (the child's first pid) */
-    bool leader_listed; /* sid is in the list the session scans skip */
+    int killed; /* processes killed at the end, -1 unknown */
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
 };
@@ -98,12 +94,6 @@ struct bsh_stream {
 struct bsh_stream *bsh__stream_new(bool quiet);
 
 /* report.c: what the end report needs, taken at the end of a run. */
-/* The run's live processes, up to `max`; how many (cgroup or session). */
-int bsh__run_pids(const struct bsh_stream *s, int *pids, int max);
-/* The same for a kill after the group's: a session scan leaves out the
- * leader (and, when the run made no other process, costs one read);
- * a cgroup's list is one read either way, the leader included. */
-int bsh__run_others(const struct bsh_stream *s, int *pids, int max);
 /* Notes the live processes before the run is ended (opts.report). */
 void bsh__report_diagnose(struct bsh_stream *s);
 /* Fills the report once the child has been reaped (or abandoned); removes
