@@ -11,6 +11,7 @@
 #include "runstate.h"
 #include "internal.h"
 #include "procinfo.h"
+#include "stream.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -212,4 +213,53 @@ size_t bsh__listening_ports(const int *pids, int n, int *ports, size_t max)
     }
     free(inodes);
     return count;
+}
+
+/* ---- the public calls ------------------------------------------------------
+ */
+
+/* Processes of a run looked at for its state, at most. */
+#define STATE_PIDS_MAX 256
+
+int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
+                     bool ports)
+{
+    if (s == NULL || st == NULL)
+        return BSH_EINVAL;
+    memset(st, 0, sizeof(*st));
+    st->running = s->phase == PHASE_RUNNING || s->phase == PHASE_ENDING;
+    struct timespec now = mono_now();
+    st->elapsed_ms = mono_diff_ms(now, s->started);
+    st->idle_ms = mono_diff_ms(now, s->last_output);
+    st->stdin_open = bsh__input_open_for_writes(&s->input);
+    st->stdin_buffered = bsh__input_buffered(&s->input);
+    int m = bsh__stream_master(s);
+    bool quiet = m >= 0 && st->idle_ms >= BSH_INPUT_WAIT_MIN_MS;
+    if (!quiet && !(ports && st->running))
+        return BSH_OK;
+    int pids[STATE_PIDS_MAX];
+    int n = bsh__contain_pids(&s->contain, false, pids, STATE_PIDS_MAX);
+    if (n > STATE_PIDS_MAX)
+        n = STATE_PIDS_MAX;
+    if (quiet)
+        st->input_wait = bsh__input_wait(m, pids, n);
+    if (ports && n > 0)
+        st->port_count =
+            bsh__listening_ports(pids, n, st->ports, BSH_PORTS_MAX);
+    return BSH_OK;
+}
+
+const char *bsh_input_wait_name(enum bsh_input_wait kind)
+{
+    switch (kind) {
+    case BSH_INPUT_PASSWORD:
+        return "password";
+    case BSH_INPUT_LINE:
+        return "line";
+    case BSH_INPUT_RAW:
+        return "raw";
+    case BSH_INPUT_NONE:
+        break;
+    }
+    return "";
 }

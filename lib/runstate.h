@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a running command is doing, read from its terminal and /proc
- * (runstate.c): whether it waits for input, and the TCP ports it listens
- * on. Only bsh_stream_state() asks, so nothing here costs a run that is
- * not looked at.
+ * (runstate.c, which also holds the public bsh_stream_state() and
+ * bsh_input_wait_name()): whether it waits for input, and the TCP ports
+ * it listens on. Only bsh_stream_state() asks, so nothing here costs a
+ * run that is not looked at.
  */
 #ifndef BSH_RUNSTATE_H
 #define BSH_RUNSTATE_H

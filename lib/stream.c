@@ -889,7 +889,7 @@ int bsh_stream_signal(struct bsh_stream *s, int sig)
 }
 
 /* The PTY master while the run goes on, or -1. */
-static int master_fd(const struct bsh_stream *s)
+int bsh__stream_master(const struct bsh_stream *s)
 {
     if (!s->pty || s->phase != PHASE_RUNNING)
         return -1;
@@ -902,56 +902,10 @@ int bsh_stream_resize(struct bsh_stream *s, int rows, int cols)
         cols > 0xffff)
         return BSH_EINVAL;
     struct winsize ws = {(unsigned short)rows, (unsigned short)cols, 0, 0};
-    int m = master_fd(s);
+    int m = bsh__stream_master(s);
     if (m < 0 || ioctl(m, TIOCSWINSZ, &ws) < 0)
         return BSH_ECLOSED;
     return BSH_OK;
-}
-
-/* Processes of a run looked at for its state, at most. */
-#define STATE_PIDS_MAX 256
-
-int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
-                     bool ports)
-{
-    if (s == NULL || st == NULL)
-        return BSH_EINVAL;
-    memset(st, 0, sizeof(*st));
-    st->running = s->phase == PHASE_RUNNING || s->phase == PHASE_ENDING;
-    struct timespec now = mono_now();
-    st->elapsed_ms = mono_diff_ms(now, s->started);
-    st->idle_ms = mono_diff_ms(now, s->last_output);
-    st->stdin_open = bsh__input_open_for_writes(&s->input);
-    st->stdin_buffered = bsh__input_buffered(&s->input);
-    int m = master_fd(s);
-    bool quiet = m >= 0 && st->idle_ms >= BSH_INPUT_WAIT_MIN_MS;
-    if (!quiet && !(ports && st->running))
-        return BSH_OK;
-    int pids[STATE_PIDS_MAX];
-    int n = bsh__contain_pids(&s->contain, false, pids, STATE_PIDS_MAX);
-    if (n > STATE_PIDS_MAX)
-        n = STATE_PIDS_MAX;
-    if (quiet)
-        st->input_wait = bsh__input_wait(m, pids, n);
-    if (ports && n > 0)
-        st->port_count =
-            bsh__listening_ports(pids, n, st->ports, BSH_PORTS_MAX);
-    return BSH_OK;
-}
-
-const char *bsh_input_wait_name(enum bsh_input_wait kind)
-{
-    switch (kind) {
-    case BSH_INPUT_PASSWORD:
-        return "password";
-    case BSH_INPUT_LINE:
-        return "line";
-    case BSH_INPUT_RAW:
-        return "raw";
-    case BSH_INPUT_NONE:
-        break;
-    }
-    return "";
 }
 
 const char *bsh_stream_error(const struct bsh_stream *s)

@@ -93,6 +93,10 @@ struct bsh_stream {
 
 struct bsh_stream *bsh__stream_new(bool quiet);
 
+/* The PTY master of a running PTY run (for its state and its size); -1
+ * for a pipe run or once it has ended. */
+int bsh__stream_master(const struct bsh_stream *s);
+
 /* report.c: what the end report needs, taken at the end of a run. */
 /* Notes the live processes before the run is ended (opts.report). */
 void bsh__report_diagnose(struct bsh_stream *s);
