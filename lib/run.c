@@ -76,18 +76,22 @@ static struct bsh_limits run_limits(const struct bsh_run_opts *o,
     return l;
 }
 
-/* Makes the run's cgroups as the options ask, with its limits, and says
- * where the child goes; false after failing the stream. */
+/* Makes the run's cgroups as the options ask, with its limits (settled
+ * into `limits`), and says where the child goes; false after failing the
+ * stream. */
 static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
-                    struct bsh__placement *place)
+                    struct bsh_limits *limits, struct bsh__placement *place)
 {
     char why[BSH_ERROR_MAX - 16];
+    struct bsh_limits defaults;
+    *limits = run_limits(o, &defaults);
     struct bsh__contain_ask ask = {o->containment, o->cgroup_parent, o->report,
-                                   &s->limits, &s->default_limits};
+                                   limits, &defaults};
     if (bsh__contain_make(&s->contain, &ask, place, why, sizeof(why)) < 0) {
         bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;
     }
+    bsh__stream_set_limits(s, limits, &defaults);
     return true;
 }
 
@@ -137,7 +141,8 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     struct bsh__spawn_error why;
     struct bsh__placement place = {
         -1, o->limits.cpu_seconds, o->limits.fsize_bytes, NULL, {-1, -1}};
-    if (!contain(s, o, &place)) {
+    struct bsh_limits limits;
+    if (!contain(s, o, &limits, &place)) {
         free(envp);
         return;
     }
@@ -172,7 +177,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
     free(envp);
     if (place.sandbox != NULL) {
         bsh__sandbox_settle(&box);
-        s->report.sandbox = box.report;
+        bsh__stream_note_sandbox(s, &box.report);
         if (rc == 0 && bsh__sandbox_take_listener(&box))
             bsh__stream_supervise(s, &box.sup);
         if (rc == 0) {
@@ -188,12 +193,12 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
     }
-    if (rc < 0 && why.err == ENOMEM && s->limits.memory_bytes > 0) {
+    if (rc < 0 && why.err == ENOMEM && limits.memory_bytes > 0) {
         /* The run's cgroup refused bash its first pages. */
         bsh__stream_fail(s, BSH_ERR_CONTAIN,
                          "%s: the memory limit (memory=%lld bytes) is too "
                          "small for bash to start",
-                         prefix, (long long)s->limits.memory_bytes);
+                         prefix, (long long)limits.memory_bytes);
         return;
     }
     if (rc < 0) {
@@ -216,14 +221,10 @@ static void start(struct bsh_stream *s, const struct bsh_run_opts *o,
         bsh__stream_time_out_now(s); /* nothing is opened or spawned */
         return;
     }
-    if (o->timeout_ms > 0)
-        bsh__stream_set_deadline(s, started, o->timeout_ms);
-    s->idle_ms = o->idle_timeout_ms;
-    s->grace_ms = o->grace_ms;
-    s->started = started;
-    s->want_report = o->report;
-    s->limits = run_limits(o, &s->default_limits);
-    s->stdin_asked = o->stdin_pipe;
+    struct bsh__stream_config cfg = {
+        started,     o->timeout_ms, o->idle_timeout_ms,
+        o->grace_ms, o->report,     o->stdin_pipe};
+    bsh__stream_configure(s, &cfg);
     spawn_child(s, o);
     /* The reference spawns, then kills at once: one timeout item. */
     if (o->timeout_ms == 0 && bsh_stream_pid(s) > 0)

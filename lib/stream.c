@@ -956,10 +956,24 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     return s;
 }
 
-void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
-                              int64_t timeout_ms)
+void bsh__stream_configure(struct bsh_stream *s,
+                           const struct bsh__stream_config *cfg)
 {
-    bsh__deadline_start(&s->deadline, start, timeout_ms);
+    if (cfg->timeout_ms > 0)
+        bsh__deadline_start(&s->deadline, cfg->started, cfg->timeout_ms);
+    s->started = cfg->started;
+    s->idle_ms = cfg->idle_ms;
+    s->grace_ms = cfg->grace_ms;
+    s->want_report = cfg->report;
+    s->stdin_asked = cfg->stdin_asked;
+}
+
+void bsh__stream_set_limits(struct bsh_stream *s,
+                            const struct bsh_limits *limits,
+                            const struct bsh_limits *defaults)
+{
+    s->limits = *limits;
+    s->default_limits = *defaults;
 }
 
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
@@ -978,6 +992,12 @@ void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
     s->woken = true; /* the first try_next reads at once */
     s->last_output = mono_now();
     s->phase = PHASE_RUNNING;
+}
+
+void bsh__stream_note_sandbox(struct bsh_stream *s,
+                              const struct bsh_sandbox_report *r)
+{
+    s->report.sandbox = *r;
 }
 
 void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup)

@@ -104,12 +104,32 @@ void bsh__report_diagnose(struct bsh_stream *s);
  * the cgroup. */
 void bsh__report_finish(struct bsh_stream *s, const struct bsh_item *status);
 
-/* The run's deadline, counted from `start`. */
-void bsh__stream_set_deadline(struct bsh_stream *s, struct timespec start,
-                              int64_t timeout_ms);
+/* What run.c settles for a run before it starts, handed to the stream
+ * whole instead of written into it field by field. */
+struct bsh__stream_config {
+    struct timespec started; /* when bsh_run() was called */
+    int64_t timeout_ms;      /* from `started`; -1: none */
+    int64_t idle_ms;         /* idle timeout; 0: none */
+    int64_t grace_ms;        /* SIGTERM first, SIGKILL after this; 0: none */
+    bool report;             /* gather the costly parts of the report too */
+    bool stdin_asked;        /* opts.stdin_pipe: a writable stdin */
+};
+
+void bsh__stream_configure(struct bsh_stream *s,
+                           const struct bsh__stream_config *cfg);
+
+/* The run's limits as its containment settled them (`defaults`: which of
+ * them are a sandbox's defaults), before it starts. */
+void bsh__stream_set_limits(struct bsh_stream *s,
+                            const struct bsh_limits *limits,
+                            const struct bsh_limits *defaults);
 
 /* Takes over a started process: the stream runs. */
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p);
+
+/* What the run's sandbox applied and missed, for its report. */
+void bsh__stream_note_sandbox(struct bsh_stream *s,
+                              const struct bsh_sandbox_report *r);
 
 /* The sandbox's supervisor for the run, moved into the stream, which
  * answers its listener while the run lives. */
