@@ -227,7 +227,8 @@ int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
     if (s == NULL || st == NULL)
         return BSH_EINVAL;
     memset(st, 0, sizeof(*st));
-    st->running = s->phase == PHASE_RUNNING || s->phase == PHASE_ENDING;
+    st->running = s->phase == PHASE_RUNNING || s->phase == PHASE_GRACE ||
+                  s->phase == PHASE_ENDING;
     struct timespec now = mono_now();
     st->elapsed_ms = mono_diff_ms(now, s->started);
     st->idle_ms = mono_diff_ms(now, s->last_output);

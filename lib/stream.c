@@ -130,6 +130,13 @@ static int end_with_error(struct bsh_stream *s)
 
 /* ---- time -------------------------------------------------------------- */
 
+/* Whether the run's command may still be going: running, or in its
+ * grace after SIGTERM (its output is read, its stdin written). */
+static bool live(const struct bsh_stream *s)
+{
+    return s->phase == PHASE_RUNNING || s->phase == PHASE_GRACE;
+}
+
 /* When the stream must look again without an fd event; false: never. */
 static bool next_wake(const struct bsh_stream *s, struct timespec *at)
 {
@@ -137,7 +144,7 @@ static bool next_wake(const struct bsh_stream *s, struct timespec *at)
     if (s->phase == PHASE_ENDING) {
         *at = s->kill_deadline;
         has = true;
-    } else if (s->phase == PHASE_RUNNING && s->in_grace) {
+    } else if (s->phase == PHASE_GRACE) {
         *at = s->grace_until;
         has = true;
     } else if (s->phase == PHASE_RUNNING) {
@@ -154,8 +161,7 @@ static bool next_wake(const struct bsh_stream *s, struct timespec *at)
     }
     /* A hung-up master, or an ending without an exit watch, or a connect
      * of the run that the supervisor waits on: look soon. */
-    int soon_ms = s->phase == PHASE_RUNNING && s->master_hup
-                      ? BSH__HUP_RECHECK_MS
+    int soon_ms = live(s) && s->master_hup ? BSH__HUP_RECHECK_MS
                   : s->phase == PHASE_ENDING && s->child.watch < 0 ? 2
                   : bsh__supervisor_busy(&s->sup) ? BSH__PENDING_LOOK_MS
                                                   : -1;
@@ -396,7 +402,7 @@ static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
     bsh__report_diagnose(s);
     if (s->grace_ms > 0 &&
         bsh__contain_signal(&s->contain, &s->child, SIGTERM) == 0) {
-        s->in_grace = true;
+        s->phase = PHASE_GRACE;
         s->grace_until = mono_add_ms(mono_now(), s->grace_ms);
         s->cancels_seen = atomic_load(&s->cancelled);
         return 0;
@@ -407,7 +413,7 @@ static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
 /* Whether the run must end now, and why (BSH_END_NONE: not yet). */
 static enum bsh_end_reason must_end(struct bsh_stream *s)
 {
-    if (s->in_grace) /* over, or a second cancel: SIGKILL now */
+    if (s->phase == PHASE_GRACE) /* over, or a second cancel: SIGKILL now */
         return mono_ns_until(s->grace_until) <= 0 ||
                        atomic_load(&s->cancelled) > s->cancels_seen
                    ? BSH_END_CANCEL
@@ -480,7 +486,7 @@ static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
 static void abort_run(struct bsh_stream *s)
 {
     struct bsh_item dropped;
-    if (s->phase == PHASE_RUNNING)
+    if (live(s))
         finish(s);
     while (s->phase == PHASE_ENDING)
         step_ending(s, &dropped, true);
@@ -605,7 +611,7 @@ static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
         if (s->out[i] < 0 || !s->ready[i])
             continue;
         int rc = read_chunk(s, i, item);
-        if (rc != 0 || s->phase != PHASE_RUNNING) {
+        if (rc != 0 || !live(s)) {
             s->turn = 1 - i;
             return rc;
         }
@@ -707,7 +713,7 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
     for (;;) {
         enum bsh_end_reason why = must_end(s);
         if (why != BSH_END_NONE) {
-            int rc = s->in_grace ? finish(s) : end_run(s, why);
+            int rc = s->phase == PHASE_GRACE ? finish(s) : end_run(s, why);
             if (rc != 0)
                 return rc;
         }
@@ -715,13 +721,13 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
             s->ready[0] = true; /* look again */
         if (outputs_open(s)) {
             int rc = read_ready_output(s, item);
-            if (rc != 0 || s->phase != PHASE_RUNNING)
+            if (rc != 0 || !live(s))
                 return rc;
             if (outputs_ready(s) || !outputs_open(s))
                 continue;
         } else {
             int rc = await_exit(s);
-            if (rc != 0 || s->phase != PHASE_RUNNING)
+            if (rc != 0 || !live(s))
                 return rc;
         }
         int rc = wait_or_give_up(s, block);
@@ -745,6 +751,7 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             bsh__child_status_item(&s->child, true, item);
             return 1;
         case PHASE_RUNNING:
+        case PHASE_GRACE:
             rc = step_running(s, item, block);
             break;
         case PHASE_ENDING:
@@ -792,12 +799,11 @@ int bsh_stream_fd(struct bsh_stream *s)
  * something to do now, -1 without a bound. */
 static int pollfds_timeout(const struct bsh_stream *s)
 {
-    if (s->phase != PHASE_RUNNING && s->phase != PHASE_ENDING)
+    if (!live(s) && s->phase != PHASE_ENDING)
         return 0; /* an item (or the end) is ready at once */
     if (s->polls.ready != 0 ||
-        (s->phase == PHASE_RUNNING &&
-         (outputs_ready(s) || s->limit_hit != BSH_LIMIT_NONE ||
-          atomic_load(&s->cancelled) > s->cancels_seen)))
+        (live(s) && (outputs_ready(s) || s->limit_hit != BSH_LIMIT_NONE ||
+                     atomic_load(&s->cancelled) > s->cancels_seen)))
         return 0;
     struct timespec at;
     if (!next_wake(s, &at))
@@ -856,7 +862,7 @@ int64_t bsh_stream_write(struct bsh_stream *s, const void *data, size_t len)
 {
     if (s == NULL || (data == NULL && len > 0) || !s->stdin_asked)
         return BSH_EINVAL;
-    if (s->phase != PHASE_RUNNING)
+    if (!live(s))
         return BSH_ECLOSED;
     int64_t n = bsh__input_write(&s->input, data, len);
     int err = errno;
@@ -872,7 +878,7 @@ int bsh_stream_close_stdin(struct bsh_stream *s)
 {
     if (s == NULL || !s->stdin_asked)
         return BSH_EINVAL;
-    if (s->phase != PHASE_RUNNING || bsh__input_close(&s->input) < 0)
+    if (!live(s) || bsh__input_close(&s->input) < 0)
         return BSH_ECLOSED;
     settle_input(s);
     return BSH_OK;
@@ -882,7 +888,7 @@ int bsh_stream_signal(struct bsh_stream *s, int sig)
 {
     if (s == NULL || sig <= 0 || sig >= NSIG)
         return BSH_EINVAL;
-    if (s->phase != PHASE_RUNNING)
+    if (!live(s))
         return BSH_ECLOSED;
     bsh__contain_signal(&s->contain, &s->child, sig);
     return BSH_OK;
@@ -891,7 +897,7 @@ int bsh_stream_signal(struct bsh_stream *s, int sig)
 /* The PTY master while the run goes on, or -1. */
 int bsh__stream_master(const struct bsh_stream *s)
 {
-    if (!s->pty || s->phase != PHASE_RUNNING)
+    if (!s->pty || !live(s))
         return -1;
     return s->out[0] >= 0 ? s->out[0] : s->held_master;
 }

@@ -23,6 +23,7 @@ enum bsh__phase {
     PHASE_ERROR,   /* an error found before spawning waits to be reported */
     PHASE_TIMEOUT, /* the timeout item waits to be yielded */
     PHASE_RUNNING,
+    PHASE_GRACE,  /* SIGTERM sent: output still read until grace_until */
     PHASE_ENDING, /* the run was killed: reaping the child, bounded */
     PHASE_DONE,
 };
@@ -59,17 +60,16 @@ struct bsh_stream {
     /* Driven through bsh_stream_pollfds (the caller polls our fds): */
     bool by_pollfds;    /* no guessing: the caller's poll says what is ready */
     bool end_timed_out; /* PHASE_ENDING: yield the timeout item */
-    bool in_grace;      /* SIGTERM sent; SIGKILL at grace_until */
     bool want_report;   /* gather the costly parts too */
     bool has_report;
     struct bsh__pollset polls;
     struct bsh__deadline deadline;
     struct bsh__input input; /* the writable stdin */
     enum bsh_end_reason end_reason;
-    int64_t idle_ms;             /* idle timeout, 0: none */
-    struct timespec last_output; /* when output last came (or the start) */
-    int64_t grace_ms;            /* SIGTERM first, SIGKILL after this */
-    struct timespec grace_until;
+    int64_t idle_ms;               /* idle timeout, 0: none */
+    struct timespec last_output;   /* when output last came (or the start) */
+    int64_t grace_ms;              /* SIGTERM first, SIGKILL after this */
+    struct timespec grace_until;   /* PHASE_GRACE: SIGKILL then */
     int cancels_seen;              /* cancels when the grace began */
     int kill_errno;                /* why the kill failed, or 0 */
     struct timespec kill_deadline; /* PHASE_ENDING: when to give up */
