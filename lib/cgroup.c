@@ -138,6 +138,7 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
     static atomic_uint serial;
     cg->poolable = parent == NULL;
     cg->pool_checked = false;
+    cg->controllers_read = false;
     if (cg->poolable) { /* in our own cgroup: made and opened by path */
         pthread_once(&own_once, open_own);
         if (bsh__cgroup_own() == NULL) {
@@ -172,15 +173,18 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
     return 0;
 }
 
-bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller)
+bool bsh__cgroup_has(struct bsh__cgroup *cg, const char *controller)
 {
-    char text[512];
-    if (cg->pool_checked) /* from the pool: it has none */
-        return false;
-    if (read_file(cg, "cgroup.controllers", text, sizeof(text)) < 0)
-        return false;
+    /* Read once per run: asked for each limit, and for each default. */
+    const char *text = cg->controllers;
+    if (!cg->controllers_read) {
+        cg->controllers_read = true;
+        if (read_file(cg, "cgroup.controllers", cg->controllers,
+                      sizeof(cg->controllers)) < 0)
+            cg->controllers[0] = '\0';
+    }
     size_t len = strlen(controller);
-    for (char *p = text; (p = strstr(p, controller)) != NULL; p += len)
+    for (const char *p = text; (p = strstr(p, controller)) != NULL; p += len)
         if ((p == text || p[-1] == ' ') &&
             (p[len] == ' ' || p[len] == '\n' || p[len] == '\0'))
             return true;
@@ -194,7 +198,7 @@ static int write_file(const struct bsh__cgroup *cg, const char *file,
 }
 
 /* One limit through its controller's file: 0, or -1 with the reason. */
-static int limit_by(const struct bsh__cgroup *cg, const char *controller,
+static int limit_by(struct bsh__cgroup *cg, const char *controller,
                     const char *file, int64_t value, char *why, size_t len)
 {
     char text[32];

@@ -14,12 +14,14 @@
 #include "bsh/bsh.h"
 
 struct bsh__cgroup {
-    int dir;             /* the run's cgroup directory; -1: none */
-    int parent;          /* the directory it was made in; -1 until needed */
-    bool poolable;       /* may serve another run once empty */
-    bool pool_checked;   /* came from the pool: known to have no controllers */
-    bool killed;         /* cgroup.kill was written: never pooled */
-    bool emptied;        /* seen empty once: nothing can enter it again */
+    int dir;           /* the run's cgroup directory; -1: none */
+    int parent;        /* the directory it was made in; -1 until needed */
+    bool poolable;     /* may serve another run once empty */
+    bool pool_checked; /* came from the pool: known to have no controllers */
+    bool killed;       /* cgroup.kill was written: never pooled */
+    bool emptied;      /* seen empty once: nothing can enter it again */
+    bool controllers_read; /* `controllers` holds cgroup.controllers */
+    char controllers[128];
     int64_t base_cpu[2]; /* cpu.stat user, system (us) when the run began */
     char name[64];
 };
@@ -32,7 +34,7 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len);
 
 /* Whether the cgroup offers `controller` ("memory", "pids"). */
-bool bsh__cgroup_has(const struct bsh__cgroup *cg, const char *controller);
+bool bsh__cgroup_has(struct bsh__cgroup *cg, const char *controller);
 
 /* Sets the memory and pids limits of `l` (0: none) through the cgroup's
  * controllers: 0, or -1 with "cannot enforce the memory limit: ..." in

@@ -59,6 +59,10 @@ void bsh__cgroup_pool_drain(struct bsh__cgroup_pool *p,
                             const char *(*home)(void))
 {
     char path[PATH_MAX + 128];
+    /* A forked child has nothing to drain, and must not wait on a lock
+     * that a thread of its parent held at the fork. */
+    if (p->owner != getpid())
+        return;
     pthread_mutex_lock(&p->lock);
     claim(p);
     const char *dir = p->count > 0 ? home() : NULL;

@@ -41,9 +41,12 @@ static struct bsh__cgroup_pool memory_pool = BSH__CGROUP_POOL_INIT,
                                pids_pool = BSH__CGROUP_POOL_INIT;
 
 /* A memory cgroup goes to the pool only while at most this much is still
- * charged to it (page cache the run read or wrote): more would count
- * against the next run's limit and blur its peak. */
+ * charged to it (page cache the run read or wrote, files it left in a
+ * tmpfs): more would count against the next run's limit and blur its
+ * peak. A run whose limit is less than POOL_LIMIT_SHARE times what is
+ * left gets a new cgroup instead. */
 #define POOL_MEMORY_LEFT (1 << 20)
+#define POOL_LIMIT_SHARE 16
 
 static const char *memory_dir(void)
 {
@@ -106,6 +109,7 @@ void bsh__v1_init(struct bsh__v1 *v)
 {
     group_init(&v->memory);
     group_init(&v->pids);
+    v->pooled = false;
 }
 
 static int write_value(int dir, const char *file, int64_t value)
@@ -150,14 +154,18 @@ static void group_mark_start(struct bsh__v1_group *g)
         g->count_base = 0;
 }
 
-/* A cgroup from the pool, opened; false when there is none (one removed
- * by hand meanwhile is passed over). */
-static bool group_take_pooled(struct bsh__v1_group *g)
+/* A cgroup from the pool, opened, for a run limited to `limit`; false
+ * when there is none. One removed by hand meanwhile is passed over; one
+ * with too much left charged for so small a limit is removed. */
+static bool group_take_pooled(struct bsh__v1_group *g, int64_t limit)
 {
     while (bsh__cgroup_pool_take(pool_of(g), g->name)) {
         if (group_open(g) == 0) {
             group_mark_start(g);
-            return true;
+            if (strcmp(g->controller, "memory") != 0 ||
+                g->usage_base * POOL_LIMIT_SHARE <= limit)
+                return true;
+            unlinkat(g->parent, g->name, AT_REMOVEDIR);
         }
         g->procs = bsh__close(g->procs);
         g->dir = bsh__close(g->dir);
@@ -165,18 +173,19 @@ static bool group_take_pooled(struct bsh__v1_group *g)
     return false;
 }
 
-/* Makes `g` in `home` for `controller` (or takes one from the pool): 0,
- * or -1 with errno. */
+/* Makes `g` in `home` for `controller` with `limit` (or takes one from
+ * the pool when `pooled`): 0, or -1 with errno. */
 static int group_make(struct bsh__v1_group *g, const char *controller,
-                      const char *home)
+                      const char *home, int64_t limit, bool pooled)
 {
     static atomic_uint serial;
     g->controller = controller;
     g->parent = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (g->parent < 0)
         return -1;
-    if (group_take_pooled(g))
+    if (pooled && group_take_pooled(g, limit))
         return 0;
+    g->count_base = g->usage_base = 0; /* a new cgroup counts from 0 */
     bsh__format(g->name, sizeof(g->name), "bsh-%d-v1-%u", (int)getpid(),
                 atomic_fetch_add(&serial, 1));
     if (mkdirat(g->parent, g->name, 0755) < 0)
@@ -242,7 +251,8 @@ static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
                     "no cgroup v1 %s hierarchy is mounted here", controller);
         return refuse(v, v2_cgroup, controller, reason, why, len);
     }
-    if (group_make(g, controller, home) < 0 || set(g->dir, value) < 0) {
+    if (group_make(g, controller, home, value, v->pooled) < 0 ||
+        set(g->dir, value) < 0) {
         bsh__format(reason, sizeof(reason),
                     "its cgroup v1 hierarchy cannot be used: %s",
                     strerror(errno));
@@ -252,9 +262,10 @@ static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
 }
 
 int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
-                 int64_t pids, char *why, size_t len)
+                 int64_t pids, bool sandboxed, char *why, size_t len)
 {
     pthread_once(&homes_once, find_homes);
+    v->pooled = sandboxed;
     if (memory_bytes > 0 &&
         make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
                      set_memory_limit, memory_bytes, why, len) < 0)
@@ -308,29 +319,33 @@ static int end_left(void *ctx)
     return 0;
 }
 
-/* Whether `g` may serve the next run: nothing is in it (nothing of the
- * run can come back: every process it had is gone), and a memory cgroup
- * has little charged to it. */
+/* Whether `g` may serve the next run: nothing is in it, not even a task
+ * that is dying (pids.current), nor a cgroup below it (a directory of
+ * its own has 2 links), and a memory cgroup has little charged to it. */
 static bool group_fit_for_pool(const struct bsh__v1_group *g)
 {
     char member[16];
-    if (bsh__read_file(g->dir, "cgroup.procs", member, sizeof(member)) != 0)
+    struct stat st;
+    if (bsh__read_file(g->dir, "cgroup.procs", member, sizeof(member)) != 0 ||
+        fstat(g->dir, &st) < 0 || st.st_nlink != 2)
         return false;
-    if (strcmp(g->controller, "memory") == 0) {
-        int64_t left = group_number(g, "memory.usage_in_bytes");
-        if (left < 0 || left > POOL_MEMORY_LEFT)
-            return false;
-    }
+    int64_t left = strcmp(g->controller, "memory") == 0
+                       ? group_number(g, "memory.usage_in_bytes")
+                       : group_number(g, "pids.current");
+    if (left < 0 ||
+        left > (strcmp(g->controller, "memory") == 0 ? POOL_MEMORY_LEFT : 0))
+        return false;
     return bsh__cgroup_pool_has_room(pool_of(g));
 }
 
-static void group_remove(struct bsh__v1_group *g)
+static void group_remove(struct bsh__v1_group *g, bool pooled)
 {
     if (g->parent < 0 || g->name[0] == '\0' || g->dir < 0) {
         group_release(g);
         return;
     }
-    if (group_fit_for_pool(g) && bsh__cgroup_pool_give(pool_of(g), g->name)) {
+    if (pooled && group_fit_for_pool(g) &&
+        bsh__cgroup_pool_give(pool_of(g), g->name)) {
         group_release(g);
         return;
     }
@@ -341,6 +356,6 @@ static void group_remove(struct bsh__v1_group *g)
 
 void bsh__v1_remove(struct bsh__v1 *v)
 {
-    group_remove(&v->memory);
-    group_remove(&v->pids);
+    group_remove(&v->memory, v->pooled);
+    group_remove(&v->pids, v->pooled);
 }

@@ -29,6 +29,11 @@ struct bsh__v1_group {
 
 struct bsh__v1 {
     struct bsh__v1_group memory, pids;
+    /* Groups come from the pool and go back to it: only a sandboxed
+     * run's, which can change nothing in its groups (it may not write
+     * to the cgroup file system), so the next run finds them as the
+     * kernel made them. */
+    bool pooled;
 };
 
 void bsh__v1_init(struct bsh__v1 *v);
@@ -43,7 +48,7 @@ bool bsh__v1_available(const char *controller);
  * cgroup v2 could not (`v2_cgroup`: the run has a v2 cgroup, without
  * that controller). */
 int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
-                 int64_t pids, char *why, size_t len);
+                 int64_t pids, bool sandboxed, char *why, size_t len);
 
 /* The cgroup.procs fds the child must write itself into (-1: none). */
 void bsh__v1_procs(const struct bsh__v1 *v, int fds[2]);

@@ -168,9 +168,12 @@ CHILD_CODE static long drop_capabilities(const struct bsh__sandbox *b)
         if (syscall(SYS_capset, &head, data) < 0)
             return -1;
     }
+    /* One the set no longer holds is fine, though without CAP_SETPCAP
+     * its drop fails. */
     for (long cap = 0; cap < 64; cap++)
         if (((b->drop >> cap) & 1) &&
-            syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0L, 0L, 0L) < 0)
+            syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0L, 0L, 0L) < 0 &&
+            syscall(SYS_prctl, PR_CAPBSET_READ, cap, 0L, 0L, 0L) != 0)
             return -1;
     return 0;
 }

@@ -22,7 +22,7 @@ void bsh__contain_init(struct bsh__contain *c)
 
 /* A default limit that neither the run's cgroup v2 nor a cgroup v1 of
  * its own can enforce here is left out, not failed on. */
-static void drop_unreachable_defaults(const struct bsh__contain *c,
+static void drop_unreachable_defaults(struct bsh__contain *c,
                                       const struct bsh__contain_ask *ask)
 {
     bool v2 = c->cgroup.dir >= 0;
@@ -56,8 +56,8 @@ static int limit_memory_and_pids(struct bsh__contain *c,
     if (v2 && bsh__cgroup_set_limits(&c->cgroup, &by_v2, why, len) < 0)
         return -1;
     if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-        bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids, why, len) <
-            0) {
+        bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids, ask->sandboxed,
+                     why, len) < 0) {
         /* A sandbox's default that cannot be had after all is left out;
          * a limit the caller asked for fails the run. */
         if (by_v1.memory_bytes == d->memory_bytes)
@@ -65,8 +65,8 @@ static int limit_memory_and_pids(struct bsh__contain *c,
         if (by_v1.pids == d->pids)
             by_v1.pids = l->pids = 0;
         if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-            bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids, why, len) <
-                0)
+            bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids,
+                         ask->sandboxed, why, len) < 0)
             return -1;
     }
     bsh__v1_procs(&c->v1, place->v1_procs);

@@ -27,6 +27,7 @@ struct bsh__contain_ask {
     enum bsh_containment mode;
     const char *cgroup_parent; /* NULL: the cgroup this process is in */
     bool report;               /* the end report will read its counts */
+    bool sandboxed;            /* the run cannot write to cgroup files */
     /* The memory and pids limits (0: none), and which of them are a
      * sandbox's defaults, which are left out (cleared in both) where the
      * machine cannot give them. */

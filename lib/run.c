@@ -85,8 +85,10 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
     char why[BSH_ERROR_MAX - 16];
     struct bsh_limits defaults;
     *limits = run_limits(o, &defaults);
-    struct bsh__contain_ask ask = {o->containment, o->cgroup_parent, o->report,
-                                   limits, &defaults};
+    struct bsh__contain_ask ask = {
+        o->containment, o->cgroup_parent,
+        o->report,      o->sandbox.mode != BSH_SANDBOX_OFF,
+        limits,         &defaults};
     if (bsh__contain_make(&s->contain, &ask, place, why, sizeof(why)) < 0) {
         bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;

@@ -311,27 +311,26 @@ void bsh__sandbox_allow_file(struct bsh__sandbox *box, const char *path)
      (1ull << CAP_SETUID) | (1ull << CAP_SETPCAP) |                     \
      (1ull << CAP_NET_BIND_SERVICE))
 
-/* The capabilities in this process's bounding set (PR_CAPBSET_READ
- * answers EINVAL past the last one this kernel knows), read once: the set
- * can only shrink, and dropping one that is gone already does no harm. */
-static uint64_t bounding;
-static pthread_once_t bounding_once = PTHREAD_ONCE_INIT;
+/* Every capability this kernel knows (PR_CAPBSET_READ answers EINVAL
+ * past the last one), found once: the kernel's, not the thread's, so it
+ * holds for every thread and user namespace. The child drops from the
+ * bounding set each one the run has no use for, whether the set still
+ * holds it or not: dropping one that is gone does no harm, and reading
+ * the thread's set would cost a call per capability per run. */
+static uint64_t known;
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
 
-static void read_bounding_set(void)
+static void find_known(void)
 {
-    for (int cap = 0; cap < 64; cap++) {
-        int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-        if (in < 0)
-            break;
-        if (in > 0)
-            bounding |= 1ull << cap;
-    }
+    for (int cap = 0; cap < 64 && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0;
+         cap++)
+        known |= 1ull << cap;
 }
 
-static uint64_t bounding_set(void)
+static uint64_t known_capabilities(void)
 {
-    pthread_once(&bounding_once, read_bounding_set);
-    return bounding;
+    pthread_once(&known_once, find_known);
+    return known;
 }
 
 /* What the child drops, planned here: what it holds goes with capset
@@ -358,7 +357,7 @@ static void plan_capabilities(struct bsh__sandbox *box)
     }
     box->drop_held = (held & ~CAPS_KEPT) != 0;
     bool root = getuid() == 0 || geteuid() == 0;
-    box->drop = root ? bounding_set() & ~CAPS_KEPT : 0;
+    box->drop = root ? known_capabilities() & ~CAPS_KEPT : 0;
 }
 
 /* The sockets from outside that the user lets the run reach. */

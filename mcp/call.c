@@ -89,6 +89,19 @@ struct call *call_wait_on(struct registry *g, struct calls *cs, json_t *id,
                                         "an earlier call"));
         return NULL;
     }
+    /* The call answered first may have made the run a task (a yield of
+     * a client that takes tasks): the task reads it now, no call may. */
+    const struct task *t = task_of_run(g, r);
+    if (t != NULL) {
+        char text[200];
+        snprintf(text, sizeof(text),
+                 "run %s became task %s: its output comes with the task's "
+                 "result",
+                 r->id, t->id);
+        rpc_result(id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+                                 "text", "text", text, "isError", 0));
+        return NULL;
+    }
     return add_call(cs, id, params, r, wait_ms);
 }
 

@@ -117,8 +117,13 @@ void run_pump(struct mcp_run *r)
         r->bytes += it.len;
         r->unread += it.len;
     }
-    if (rc != BSH_EAGAIN)
-        note_end(r, rc, &it);
+    if (rc == BSH_EAGAIN)
+        return;
+    note_end(r, rc, &it);
+    /* The call after the status lets the stream go of what the run left
+     * (a sandboxed run's private TMPDIR), though the end is read later. */
+    if (rc == 1)
+        bsh_stream_try_next(r->stream, &it);
 }
 
 enum run_phase run_phase(struct mcp_run *r, double look_ms)

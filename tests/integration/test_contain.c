@@ -287,11 +287,13 @@ static void test_report_keys(bool cgroup)
 /* A run past its memory or pids limit, where the kernel enforces it (a
  * cgroup v2 controller, or a cgroup v1 hierarchy): bash is killed by the
  * out-of-memory killer, or its forks are refused; the report names it. */
-static void test_limit_hit(bool memory)
+static void test_limit_hit(bool memory, bool sandboxed)
 {
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     struct result r;
     o.report = true;
+    if (sandboxed)
+        o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
     if (memory) {
         o.limits.memory_bytes = 32 << 20;
         o.command = "a=$(head -c 200000000 /dev/zero | tr '\\0' x); "
@@ -320,14 +322,18 @@ static void test_limit_hit(bool memory)
     bsh_stream_free(s);
 }
 
-/* After a limit was hit, the next runs may get the same cgroup again
- * (an empty one is pooled): they must see a limit of their own, raised
- * or lowered, and counts of their own, not the earlier run's kill. */
+/* After a limit was hit, the next sandboxed runs may get the same cgroup
+ * v1 groups again (an empty one is pooled): they must see a limit of
+ * their own, raised or lowered, and counts of their own, not the earlier
+ * run's kill. */
 static void test_limits_after_a_hit(void)
 {
+    test_limit_hit(true, true);
+    test_limit_hit(false, true);
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     struct result r;
     o.report = true;
+    o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
     o.command = "true";
     o.limits.memory_bytes = 96 << 20; /* above the 32 MiB of the hit */
     o.limits.pids = 50;
@@ -346,8 +352,40 @@ static void test_limits_after_a_hit(void)
         result_free(&r);
         bsh_stream_free(s);
     }
-    test_limit_hit(true);  /* lowered again: still enforced */
-    test_limit_hit(false); /* and the pids limit too */
+    test_limit_hit(true, true);  /* lowered again: still enforced */
+    test_limit_hit(false, true); /* and the pids limit too */
+}
+
+/* A pooled memory group with files left charged to it (a tmpfs the run
+ * could write) is not handed to a run whose limit that would crowd. */
+static void test_small_limit_after_leftovers(void)
+{
+    const char *dir = "/dev/shm/bsh-test-pool-left";
+    mkdir(dir, 0700);
+    const char *dirs[] = {dir};
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct result r;
+    o.report = true;
+    o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
+    o.sandbox.write_dirs = dirs;
+    o.sandbox.write_count = 1;
+    o.limits.memory_bytes = 50 << 20;
+    o.command = "head -c 700000 /dev/zero > /dev/shm/bsh-test-pool-left/f";
+    run_collect(&o, &r);
+    bool wrote = result_exit(&r, 0);
+    result_free(&r);
+    o.command = "true";
+    o.limits.memory_bytes = 400000;
+    struct bsh_stream *s = run_drained(&o, &r);
+    const struct bsh_report *rep = bsh_stream_report(s);
+    ok(wrote && result_exit(&r, 0) && rep != NULL &&
+           rep->limit == BSH_LIMIT_NONE,
+       "a run with a small memory limit after one that left 700 kB in a "
+       "tmpfs: exit 0, no limit named");
+    result_free(&r);
+    bsh_stream_free(s);
+    unlink("/dev/shm/bsh-test-pool-left/f");
+    rmdir(dir);
 }
 
 static void test_limits(bool cgroup)
@@ -421,12 +459,14 @@ static void test_limits(bool cgroup)
             printf("#   %s\n", r.error);
         result_free(&r);
         if (enforced) {
-            test_limit_hit(i == 0);
+            test_limit_hit(i == 0, false);
             enforced_count++;
         }
     }
-    if (enforced_count == 2)
+    if (enforced_count == 2) {
         test_limits_after_a_hit();
+        test_small_limit_after_leftovers();
+    }
     (void)cgroup;
 }
 

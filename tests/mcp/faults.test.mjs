@@ -57,8 +57,12 @@ test('spill logs: private, capped, removed at exit (kept with --keep-logs)', asy
   for (const keep of [false, true]) {
     const tmp = scratch();
     const s = rawServer(keep ? ['--keep-logs'] : [], { env: { ...process.env, TMPDIR: tmp } });
-    s.call(1, { command: 'yes', timeout_ms: 2000 });
-    const r = await s.next(10000);
+    // 70 MB, then silence: the idle timeout ends it, however long the
+    // output took on a busy machine (a fixed 2 s of `yes` was sometimes
+    // less than the 64 MiB cap).
+    s.call(1, { command: 'head -c 70000000 /dev/zero | tr "\\0" y; sleep 60',
+      idle_timeout_ms: 1000, timeout_ms: 120000 });
+    const r = await s.next(130000);
     const text = r.result.content[0].text;
     const m = text.match(/the first (\d+) bytes of the output are in (\S+) \(the log was cut at its size limit\)/);
     assert.ok(m, 'the marker says the log was cut, and where');

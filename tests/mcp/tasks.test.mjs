@@ -130,6 +130,32 @@ test('modern: a call that yields becomes a task the client polls', async () => {
   assert.equal(await s.exited, 0);
 });
 
+test('modern: a second call on a run whose first call becomes a task is told so', async () => {
+  // bash_output on a run that bash_run still waits on answers bash_run
+  // first; bash_run's yield makes it a task, which reads the run from then
+  // on: the second call must not wait on it (the run, freed when the task
+  // took its end, would be read again by the task).
+  const s = rawServer();
+  s.call(1, { command: 'sleep 0.5; echo done', yield_ms: 20000 }, { _meta: meta() });
+  await new Promise((ok) => setTimeout(ok, 100));
+  for (const [id, name, args] of [[2, 'bash_output', { run_id: 'r1', wait_ms: 5000 }],
+    [3, 'bash_kill', { run_id: 'r1', signal: 'CONT' }]]) {
+    s.send({ jsonrpc: '2.0', id, method: 'tools/call',
+      params: { name, arguments: args, _meta: meta() } });
+  }
+  const created = (await reply(s, 1)).result;
+  assert.equal(created.resultType, 'task');
+  const second = (await reply(s, 2)).result;
+  assert.equal(second.isError, false);
+  assert.match(second.content[0].text, /^run r1 became task task-1-[0-9a-f]+: its output comes with the task's result$/);
+  const third = (await reply(s, 3)).result;
+  assert.match(third.content[0].text, /its output comes with task/);
+  const done = await pollUntil(s, 100, created.taskId, 'completed');
+  assert.equal(done.result.content[0].text, 'done\n');
+  s.close();
+  assert.equal(await s.exited, 0);
+});
+
 test('modern: tasks/cancel kills the run', async () => {
   const s = rawServer();
   const pidFile = join(dir, 'modern.pid');

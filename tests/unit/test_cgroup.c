@@ -85,6 +85,7 @@ int main(void)
            "and the reason names the limit and the controller");
 
     put("cgroup.controllers", "cpu io memoryx\n");
+    cg.controllers_read = false; /* read once a run: a new case */
     rc = bsh__cgroup_set_limits(&cg, &(struct bsh_limits){.memory_bytes = 1},
                                 why, sizeof(why));
     ok(rc < 0,
@@ -96,11 +97,13 @@ int main(void)
     put("memory.swap.max", "");
     put("pids.max", "");
     put("cgroup.controllers", "cpu io memory\n");
+    cg.controllers_read = false; /* read once a run: a new case */
     rc = bsh__cgroup_set_limits(&cg, &l, why, sizeof(why));
     ok(rc < 0 && strstr(why, "the pids limit") != NULL,
        "memory enabled, pids not: the pids limit is refused");
 
     put("cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma misc\n");
+    cg.controllers_read = false; /* read once a run: a new case */
     put("memory.max", "");
     put("memory.swap.max", "");
     rc = bsh__cgroup_set_limits(&cg, &l, why, sizeof(why));
