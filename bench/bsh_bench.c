@@ -198,18 +198,6 @@ static void one_cycle(const struct bench_args *a, double *status_ms,
     *cycle_ms = mono_ms() - r.start_ms;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* --pair-sandbox: a plain run and a sandboxed one, side by side, --repeat
  * times, which goes first changing each time, so that a machine that
  * slows down or speeds up meets both alike; the medians of each and of
@@ -236,8 +224,9 @@ static int run_pairs(struct bench_args *a)
     printf("pairs=%d plain_status_ms=%.3f sandbox_status_ms=%.3f "
            "ratio_status=%.4f plain_cycle_ms=%.3f sandbox_cycle_ms=%.3f "
            "ratio_cycle=%.4f\n",
-           n, median(plain_s, n), median(box_s, n), median(ratio_s, n),
-           median(plain_c, n), median(box_c, n), median(ratio_c, n));
+           n, bench_median(plain_s, n), bench_median(box_s, n),
+           bench_median(ratio_s, n), bench_median(plain_c, n),
+           bench_median(box_c, n), bench_median(ratio_c, n));
     free(v);
     return 0;
 }

@@ -125,6 +125,12 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* The middle run's time: one slow run (a noisy neighbour) moves it
  * less than the mean. */
 static double median_ms(const struct bench_run *runs, int n)
@@ -134,8 +140,7 @@ static double median_ms(const struct bench_run *runs, int n)
         return -1;
     for (int i = 0; i < n; i++)
         ms[i] = runs[i].end_ms - runs[i].start_ms;
-    qsort(ms, (size_t)n, sizeof(*ms), by_value);
-    double mid = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+    double mid = bench_median(ms, n);
     free(ms);
     return mid;
 }

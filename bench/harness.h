@@ -51,6 +51,9 @@ void bench_chunk(struct bench_run *r, bool is_err, size_t len);
 /* Prints the two report lines for `n` runs, `total_ms` of wall time; the
  * CPU figures count from `before` (taken just before the first run, so
  * that loading the program is not in them). */
+/* The median of `v` (sorted in place); `n` > 0. */
+double bench_median(double *v, int n);
+
 void bench_report(const struct bench_args *a, const struct rusage *before,
                   const struct bench_run *runs, int n, double total_ms);
 

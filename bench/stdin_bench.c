@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <bsh/bsh.h>
 
+#include "harness.h"
 #include "mono.h"
 
 #include <fcntl.h>
@@ -142,18 +143,6 @@ static double bsh_feed(size_t total, bool pty)
     return mono_ms() - t0;
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void pair(const char *name, size_t total, bool pty, int rounds)
 {
     double f[64], b[64], r[64];
@@ -168,9 +157,10 @@ static void pair(const char *name, size_t total, bool pty, int rounds)
         r[i] = f[i] / b[i]; /* throughput of bsh / of the floor */
     }
     double mib = (double)total / (1 << 20);
-    double fm = median(f, rounds), bm = median(b, rounds);
+    double fm = bench_median(f, rounds), bm = bench_median(b, rounds);
     printf("| %s | %.0f MiB | floor %.0f MiB/s | bsh %.0f MiB/s | %.3f x |\n",
-           name, mib, mib / fm * 1000, mib / bm * 1000, median(r, rounds));
+           name, mib, mib / fm * 1000, mib / bm * 1000,
+           bench_median(r, rounds));
 }
 
 int main(int argc, char **argv)

@@ -98,8 +98,7 @@ struct call *call_wait_on(struct registry *g, struct calls *cs, json_t *id,
                  "run %s became task %s: its output comes with the task's "
                  "result",
                  r->id, t->id);
-        rpc_result(id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
-                                 "text", "text", text, "isError", 0));
+        rpc_result(id, reply_text(text));
         return NULL;
     }
     return add_call(cs, id, params, r, wait_ms);

@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+json_t *reply_text(const char *text)
+{
+    return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
+                     text, "isError", 0);
+}
+
 json_t *reply_tool_error(const char *message)
 {
     return json_pack("{s:[{s:s, s:s}], s:b, s:{s:n, s:n, s:b, s:s, s:s, s:i, "

@@ -19,4 +19,8 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase);
 /* A tool error (isError) carrying `message`. */
 json_t *reply_tool_error(const char *message);
 
+/* A result that is only `text` (not an error): what was done for a run
+ * whose output goes to its task. */
+json_t *reply_text(const char *text);
+
 #endif

@@ -155,8 +155,7 @@ static bool answered_for_task(const struct tool_ctx *t, struct mcp_run *r,
     char text[200];
     snprintf(text, sizeof(text), "%s run %s; its output comes with task %s",
              done, r->id, task->id);
-    rpc_result(t->id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
-                                "text", "text", text, "isError", 0));
+    rpc_result(t->id, reply_text(text));
     return true;
 }
 
