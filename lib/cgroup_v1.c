@@ -64,9 +64,14 @@ __attribute__((destructor)) static void pools_drain(void)
     bsh__cgroup_pool_drain(&pids_pool, pids_dir);
 }
 
+static bool is_memory(const struct bsh__v1_group *g)
+{
+    return strcmp(g->controller, "memory") == 0;
+}
+
 static struct bsh__cgroup_pool *pool_of(const struct bsh__v1_group *g)
 {
-    return strcmp(g->controller, "memory") == 0 ? &memory_pool : &pids_pool;
+    return is_memory(g) ? &memory_pool : &pids_pool;
 }
 
 bool bsh__v1_available(const char *controller)
@@ -141,7 +146,7 @@ static int group_open(struct bsh__v1_group *g)
  * peak starts again from what is charged now. */
 static void group_mark_start(struct bsh__v1_group *g)
 {
-    if (strcmp(g->controller, "memory") == 0) {
+    if (is_memory(g)) {
         bsh__cgroup_write_at(g->dir, "memory.max_usage_in_bytes", "0");
         g->usage_base = group_number(g, "memory.usage_in_bytes");
         g->count_base = group_stat(g, "memory.oom_control", "oom_kill");
@@ -162,8 +167,7 @@ static bool group_take_pooled(struct bsh__v1_group *g, int64_t limit)
     while (bsh__cgroup_pool_take(pool_of(g), g->name)) {
         if (group_open(g) == 0) {
             group_mark_start(g);
-            if (strcmp(g->controller, "memory") != 0 ||
-                g->usage_base * POOL_LIMIT_SHARE <= limit)
+            if (!is_memory(g) || g->usage_base * POOL_LIMIT_SHARE <= limit)
                 return true;
             unlinkat(g->parent, g->name, AT_REMOVEDIR);
         }
@@ -329,11 +333,9 @@ static bool group_fit_for_pool(const struct bsh__v1_group *g)
     if (bsh__read_file(g->dir, "cgroup.procs", member, sizeof(member)) != 0 ||
         fstat(g->dir, &st) < 0 || st.st_nlink != 2)
         return false;
-    int64_t left = strcmp(g->controller, "memory") == 0
-                       ? group_number(g, "memory.usage_in_bytes")
-                       : group_number(g, "pids.current");
-    if (left < 0 ||
-        left > (strcmp(g->controller, "memory") == 0 ? POOL_MEMORY_LEFT : 0))
+    int64_t left = group_number(g, is_memory(g) ? "memory.usage_in_bytes"
+                                                : "pids.current");
+    if (left < 0 || left > (is_memory(g) ? POOL_MEMORY_LEFT : 0))
         return false;
     return bsh__cgroup_pool_has_room(pool_of(g));
 }
