@@ -39,7 +39,7 @@ int bsh__child_reap(struct bsh__child *c)
     if (r == 0)
         return 0;
     if (r < 0)
-        return -1;
+        return -errno;
     c->status = status;
     c->pid = -1;
     c->exited = true;
@@ -50,7 +50,7 @@ static int open_timer(struct bsh__child *c)
 {
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     if (fd < 0)
-        return -1;
+        return -errno;
     struct itimerspec its = {{0, POLL_INTERVAL_NS}, {0, POLL_INTERVAL_NS}};
     timerfd_settime(fd, 0, &its, NULL);
     c->watch_is_timer = true;
@@ -62,13 +62,12 @@ int bsh__child_watch(struct bsh__child *c)
     if (c->watch >= 0)
         return c->watch;
     c->watch = pidfd_open(c->pid, PIDFD_NONBLOCK);
-    if (c->watch < 0) {
-        int why = errno;
-        c->watch = open_timer(c);
-        if (c->watch < 0)
-            errno = why;
-    }
-    return c->watch;
+    if (c->watch >= 0)
+        return c->watch;
+    int err = -errno, fd = open_timer(c);
+    if (fd < 0)
+        return err; /* why the pidfd could not be had */
+    return c->watch = fd;
 }
 
 bool bsh__child_exited_now(struct bsh__child *c)
@@ -95,7 +94,7 @@ int bsh__child_signal_group(const struct bsh__child *c, int sig)
 {
     if (c->pid <= 0)
         return 0;
-    return kill(-c->pid, sig) < 0 ? errno : 0;
+    return kill(-c->pid, sig) < 0 ? -errno : 0;
 }
 
 void bsh__child_abandon(struct bsh__child *c)

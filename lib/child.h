@@ -25,7 +25,7 @@ struct bsh__child {
 void bsh__child_init(struct bsh__child *c, pid_t pid);
 
 /* Reaps the child if it has exited, without blocking: 1 when reaped
- * (c->status set, c->pid -1), 0 while it runs, -1 with errno. */
+ * (c->status set, c->pid -1), 0 while it runs, or -errno. */
 int bsh__child_reap(struct bsh__child *c);
 
 /* Looks, without reaping or blocking, whether the child has exited; sets
@@ -35,13 +35,13 @@ bool bsh__child_exited_now(struct bsh__child *c);
 /* An fd that polls readable once the child has exited: a pidfd, opened
  * now (our unreaped child keeps its pid, so this is safe at any time), or
  * where pidfd_open fails (old kernels, seccomp, valgrind) a 2 ms timer;
- * -1 with errno when neither can be had. Made once. */
+ * -errno when neither can be had. Made once. */
 int bsh__child_watch(struct bsh__child *c);
 
 /* The watch polled readable: true once the child has exited. */
 bool bsh__child_check_exit(struct bsh__child *c);
 
-/* Sends `sig` to the child's process group: 0, or the errno of kill(2).
+/* Sends `sig` to the child's process group: 0, or -errno of kill(2).
  * The leader is not reaped yet, so its pid still names our group. */
 int bsh__child_signal_group(const struct bsh__child *c, int sig);
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "deadline.h"
 
+#include <errno.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@ int bsh__deadline_timer(struct bsh__deadline *d, bool want, struct timespec at)
         d->timerfd =
             timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (d->timerfd < 0)
-            return -1;
+            return -errno;
     }
     bool same = want == d->timer_armed &&
                 (!want || (at.tv_sec == d->timer_at.tv_sec &&
@@ -55,7 +56,7 @@ int bsh__deadline_timer(struct bsh__deadline *d, bool want, struct timespec at)
     if (want && at.tv_sec == 0 && at.tv_nsec == 0)
         its.it_value.tv_nsec = 1;
     if (timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-        return -1;
+        return -errno;
     d->timer_armed = want;
     d->timer_at = at;
     return d->timerfd;

@@ -37,8 +37,7 @@ const struct timespec *bsh__deadline_left(bool want, struct timespec at,
                                           struct timespec *buf);
 
 /* Sets the timerfd to fire at `at`, or disarms it (`want` false), only
- * when that changes. Returns the timerfd, made on first use, or -1 with
- * errno. */
+ * when that changes. Returns the timerfd, made on first use, or -errno. */
 int bsh__deadline_timer(struct bsh__deadline *d, bool want, struct timespec at);
 
 void bsh__deadline_release(struct bsh__deadline *d);

@@ -71,8 +71,8 @@ static void close_input(struct bsh__input *in)
     in->len = in->head = 0;
 }
 
-/* Writes from `data`; the bytes written (0 when none fit), or -1 when the
- * command's end is gone. */
+/* Writes from `data`; the bytes written (0 when none fit), or -EPIPE
+ * when the command's end is gone. */
 static ssize_t write_now(struct bsh__input *in, const void *data, size_t len)
 {
     ssize_t n =
@@ -82,7 +82,7 @@ static ssize_t write_now(struct bsh__input *in, const void *data, size_t len)
     if (errno == EAGAIN || errno == EINTR)
         return 0;
     close_input(in); /* EPIPE, EIO: the command closed it or exited */
-    return -1;
+    return -EPIPE;
 }
 
 static bool buffer_append(struct bsh__input *in, const unsigned char *d,
@@ -109,25 +109,23 @@ static void note_typed(struct bsh__input *in, const unsigned char *d, size_t n)
 int64_t bsh__input_write(struct bsh__input *in, const void *data, size_t len)
 {
     if (!bsh__input_open_for_writes(in))
-        return -1;
+        return -EPIPE;
     const unsigned char *d = data;
     size_t done = 0;
     if (in->len > 0) /* what waits goes first */
         bsh__input_flush(in);
     if (in->ended)
-        return -1;
+        return -EPIPE;
     if (in->len == 0 && len > 0) { /* nothing queued: straight through */
         ssize_t n = write_now(in, d, len);
         if (n < 0)
-            return -1;
+            return n;
         done = (size_t)n;
     }
     size_t room = BSH_STDIN_BUFFER_MAX - in->len;
     size_t keep = len - done < room ? len - done : room;
-    if (keep > 0 && !buffer_append(in, d + done, keep)) {
-        errno = ENOMEM;
-        return done > 0 ? (int64_t)done : -1;
-    }
+    if (keep > 0 && !buffer_append(in, d + done, keep))
+        return done > 0 ? (int64_t)done : -ENOMEM;
     note_typed(in, d, done + keep);
     return (int64_t)(done + keep);
 }
@@ -175,7 +173,7 @@ int bsh__input_settle(struct bsh__input *in)
 int bsh__input_close(struct bsh__input *in)
 {
     if (!bsh__input_open_for_writes(in))
-        return -1;
+        return -EPIPE;
     if (in->pty)
         queue_eof(in);
     in->close_pending = true;

@@ -28,8 +28,8 @@ void bsh__input_init(struct bsh__input *in);
 void bsh__input_open(struct bsh__input *in, int fd, bool pty);
 
 /* Writes what fits now and buffers the rest (bounded): the bytes taken,
- * or -1 when stdin is closed (the command's end is gone: EPIPE or EIO
- * ends it) or out of memory (errno ENOMEM). */
+ * or -EPIPE when stdin is closed (the command's end is gone: EPIPE or EIO
+ * ends it), or -ENOMEM. */
 int64_t bsh__input_write(struct bsh__input *in, const void *data, size_t len);
 
 /* Writes what it can of the buffered bytes. */
@@ -41,8 +41,8 @@ void bsh__input_flush(struct bsh__input *in);
  * when nothing waits. */
 int bsh__input_settle(struct bsh__input *in);
 
-/* Closes once the buffer is out (PTY: types the EOF character). 0, or -1
- * when already closed. */
+/* Closes once the buffer is out (PTY: types the EOF character). 0, or
+ * -EPIPE when already closed. */
 int bsh__input_close(struct bsh__input *in);
 
 /* Whether the fd is done with: all written after a close, or the

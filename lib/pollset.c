@@ -19,7 +19,7 @@ static int epoll_add(struct bsh__pollset *ps, enum bsh__slot slot, int fd)
 {
     struct epoll_event ev = {.events = slot == SLOT_IN ? EPOLLOUT : EPOLLIN,
                              .data.u32 = slot};
-    return epoll_ctl(ps->epfd, EPOLL_CTL_ADD, fd, &ev);
+    return epoll_ctl(ps->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
 int bsh__pollset_watch(struct bsh__pollset *ps, enum bsh__slot slot, int fd)
@@ -91,11 +91,14 @@ int bsh__pollset_pollable(struct bsh__pollset *ps)
     if (ps->epfd >= 0)
         return ps->epfd;
     ps->epfd = epoll_create1(EPOLL_CLOEXEC);
-    for (int i = 0; ps->epfd >= 0 && i < SLOT_COUNT; i++) {
-        if (ps->fd[i] >= 0 && epoll_add(ps, (enum bsh__slot)i, ps->fd[i]) < 0) {
-            int why = errno;
+    if (ps->epfd < 0)
+        return -errno;
+    for (int i = 0; i < SLOT_COUNT; i++) {
+        int err =
+            ps->fd[i] >= 0 ? epoll_add(ps, (enum bsh__slot)i, ps->fd[i]) : 0;
+        if (err < 0) {
             bsh__pollset_release(ps);
-            errno = why;
+            return err;
         }
     }
     return ps->epfd;

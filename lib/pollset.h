@@ -32,8 +32,8 @@ struct bsh__pollset {
 
 void bsh__pollset_init(struct bsh__pollset *ps);
 
-/* Watches `fd` in `slot` (replacing what was there). 0, or -1 with errno
- * when the epoll set refuses it. */
+/* Watches `fd` in `slot` (replacing what was there). 0, or -errno when
+ * the epoll set refuses it. */
 int bsh__pollset_watch(struct bsh__pollset *ps, enum bsh__slot slot, int fd);
 
 /* Stops watching `slot` (its fd stays open). */
@@ -52,7 +52,7 @@ int bsh__pollset_wait(struct bsh__pollset *ps, const struct timespec *timeout);
 /* Takes the ready bit of `slot`: true if it was set. */
 bool bsh__pollset_take(struct bsh__pollset *ps, enum bsh__slot slot);
 
-/* Makes the epoll set over the watched fds; the epfd or -1 with errno. */
+/* Makes the epoll set over the watched fds; the epfd or -errno. */
 int bsh__pollset_pollable(struct bsh__pollset *ps);
 
 /* Closes the epoll set (the watched fds belong to their owners). */

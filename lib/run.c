@@ -93,7 +93,7 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
         bsh__stream_fail(s, BSH_ERR_CONTAIN, "%s", why);
         return false;
     }
-    bsh__stream_set_limits(s, limits, &defaults);
+    bsh__stream_set_limits(s, limits);
     return true;
 }
 

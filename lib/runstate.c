@@ -231,7 +231,7 @@ int bsh_stream_state(const struct bsh_stream *s, struct bsh_run_state *st,
                   s->phase == PHASE_ENDING;
     struct timespec now = mono_now();
     st->elapsed_ms = mono_diff_ms(now, s->started);
-    st->idle_ms = mono_diff_ms(now, s->last_output);
+    st->idle_ms = mono_diff_ms(now, s->out.last_output);
     st->stdin_open = bsh__input_open_for_writes(&s->input);
     st->stdin_buffered = bsh__input_buffered(&s->input);
     int m = bsh__stream_master(s);

@@ -1,28 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stream of one run: its step loop and its lifecycle.
+ * The stream of one run: its phase machine and its lifecycle.
  *
- * One poll loop moves a stream forward. It waits on whatever can tell it
- * something (pollset.h): the output fds (two pipes, or the PTY master), the
- * child's exit watch once output has ended, and an eventfd that a cancel
- * writes to; the next wake-up (deadline.h) is the wait's bound. No thread,
- * no SIGCHLD, no waitpid(-1) (child.h).
+ * Each step dispatches on the phase (next_item()), and every phase change
+ * happens here, in the table that docs/design.md mirrors: PHASE_RUNNING and
+ * PHASE_GRACE read output (outputs.h) until the run must end
+ * (ending.h) or has ended by itself; PHASE_ENDING reaps the killed child,
+ * bounded; the other phases hand out one item each. The parts know nothing
+ * of phases; this file keeps them in step: the poll set (waiter.h) watches
+ * what the outputs, the child's exit watch, stdin and the supervisor say
+ * can be waited on.
  *
  * Order of precedence on every step: a cancel, then a passed deadline or
- * idle timeout (must_end()), then data. Reads are at most BSH_CHUNK_MAX
- * bytes into the stream's one buffer and alternate between stdout and
- * stderr, so neither starves.
- *
- * Where the next features plug in: stdin (a writable slot in the poll set
- * and a bounded buffer flushed by this loop), signals and resize (calls on
- * the child and the master), containment and limits (the spawn and the
- * child's end), the end report (filled at the status item), the sandbox
- * (the spawn).
+ * idle timeout (bsh__ending_due()), then data. No thread, no SIGCHLD, no
+ * waitpid(-1) (child.h).
  */
 #define _GNU_SOURCE
 #include "stream.h"
 #include "graveyard.h"
-#include "procinfo.h"
+#include "report.h"
 #include "runstate.h"
 #include "tmpdir.h"
 
@@ -34,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
@@ -42,37 +37,7 @@
 /* A step that changed the phase: dispatch again. */
 #define STEP_AGAIN 2
 
-/* Makes the stream poll readable without an fd event, for the phases
- * that have an item ready at once, and for a cancel. */
-static void wake(struct bsh_stream *s)
-{
-    int fd = atomic_load(&s->wakefd);
-    if (fd < 0)
-        return;
-    uint64_t one = 1;
-    ssize_t n = write(fd, &one, sizeof(one));
-    (void)n; /* a full counter is still readable */
-}
-
-/* Makes the eventfd through which a cancel (or a phase with an item ready)
- * wakes a wait: false when it cannot be had. A cancel that came before it
- * existed is passed on. */
-static bool make_wakefd(struct bsh_stream *s)
-{
-    if (atomic_load(&s->wakefd) >= 0)
-        return true;
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd < 0)
-        return false;
-    if (bsh__pollset_watch(&s->polls, SLOT_WAKE, fd) < 0) {
-        close(fd);
-        return false;
-    }
-    atomic_store(&s->wakefd, fd);
-    if (atomic_load(&s->cancelled) > s->cancels_seen)
-        wake(s);
-    return true;
-}
+/* ---- errors -------------------------------------------------------------- */
 
 static void set_error_v(struct bsh_stream *s, enum bsh_error_kind kind,
                         const char *fmt, va_list ap)
@@ -107,7 +72,7 @@ void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
     set_error_v(s, kind, fmt, ap);
     va_end(ap);
     s->phase = PHASE_ERROR;
-    wake(s);
+    bsh__waiter_wake(&s->wait);
 }
 
 /* Records why waiting for the child failed. ECHILD and ESRCH mean that
@@ -128,7 +93,7 @@ static int end_with_error(struct bsh_stream *s)
     return s->quiet ? 0 : BSH_ESTREAM;
 }
 
-/* ---- time -------------------------------------------------------------- */
+/* ---- waking -------------------------------------------------------------- */
 
 /* Whether the run's command may still be going: running, or in its
  * grace after SIGTERM (its output is read, its stdin written). */
@@ -137,98 +102,61 @@ static bool live(const struct bsh_stream *s)
     return s->phase == PHASE_RUNNING || s->phase == PHASE_GRACE;
 }
 
+/* The eventfd through which a cancel (or a phase with an item ready)
+ * wakes a wait; false when it cannot be had. A cancel that came before it
+ * existed is passed on. */
+static bool make_wakefd(struct bsh_stream *s)
+{
+    if (bsh__waiter_has_wakefd(&s->wait))
+        return true;
+    if (bsh__waiter_make_wakefd(&s->wait) < 0)
+        return false;
+    if (atomic_load(&s->cancelled) > s->end.cancels_seen)
+        bsh__waiter_wake(&s->wait);
+    return true;
+}
+
+/* Moves `at` to `t` if `t` comes first (or nothing was there). */
+static void earliest(bool *has, struct timespec *at, struct timespec t)
+{
+    if (!*has || mono_before(t, *at))
+        *at = t;
+    *has = true;
+}
+
 /* When the stream must look again without an fd event; false: never. */
 static bool next_wake(const struct bsh_stream *s, struct timespec *at)
 {
     bool has = false;
-    if (s->phase == PHASE_ENDING) {
-        *at = s->kill_deadline;
-        has = true;
-    } else if (s->phase == PHASE_GRACE) {
-        *at = s->grace_until;
-        has = true;
-    } else if (s->phase == PHASE_RUNNING) {
-        if (s->deadline.set) {
-            *at = s->deadline.at;
-            has = true;
-        }
-        if (s->idle_ms > 0) {
-            struct timespec idle = mono_add_ms(s->last_output, s->idle_ms);
-            if (!has || mono_before(idle, *at))
-                *at = idle;
-            has = true;
-        }
+    struct timespec t;
+    if (s->phase == PHASE_ENDING)
+        earliest(&has, at, s->end.kill_deadline);
+    else if (s->phase == PHASE_GRACE)
+        earliest(&has, at, s->end.grace_until);
+    else if (s->phase == PHASE_RUNNING) {
+        if (s->deadline.set)
+            earliest(&has, at, s->deadline.at);
+        if (bsh__ending_idle_at(&s->end, s->out.last_output, &t))
+            earliest(&has, at, t);
     }
     /* A hung-up master, or an ending without an exit watch, or a connect
      * of the run that the supervisor waits on: look soon. */
-    int soon_ms = live(s) && s->master_hup ? BSH__HUP_RECHECK_MS
+    int soon_ms = live(s) && s->out.master_hup ? BSH__HUP_RECHECK_MS
                   : s->phase == PHASE_ENDING && s->child.watch < 0 ? 2
                   : bsh__supervisor_busy(&s->sup) ? BSH__PENDING_LOOK_MS
                                                   : -1;
-    if (soon_ms > 0) {
-        struct timespec soon = mono_add_ms(mono_now(), soon_ms);
-        if (!has || mono_before(soon, *at))
-            *at = soon;
-        has = true;
-    }
+    if (soon_ms > 0)
+        earliest(&has, at, mono_add_ms(mono_now(), soon_ms));
     return has;
 }
 
-/* Keeps the pollable fd's timer on the next wake-up (no-op until the
- * pollable fd exists). */
+/* Keeps the pollable fd's timer on the next wake-up. */
 static void sync_timer(struct bsh_stream *s)
 {
-    if (s->polls.epfd < 0)
-        return;
     struct timespec at = {0, 0};
-    bool want = next_wake(s, &at);
-    if (!want && s->deadline.timerfd < 0)
-        return; /* no timer wanted, none made */
-    int fd = bsh__deadline_timer(&s->deadline, want, at);
-    if (fd >= 0)
-        bsh__pollset_watch(&s->polls, SLOT_TIMER, fd);
+    bool want = s->wait.polls.epfd >= 0 && next_wake(s, &at);
+    bsh__waiter_set_timer(&s->wait, &s->deadline, want, at);
 }
-
-/* ---- stdin ----------------------------------------------------------------
- */
-
-/* Keeps SLOT_IN watched exactly while stdin bytes wait; an fd that is done
- * with leaves the poll set before it is closed (for a PTY it is a second
- * fd of the master, which the epoll set would otherwise go on reporting). */
-static void settle_input(struct bsh_stream *s)
-{
-    if (bsh__input_done(&s->input))
-        bsh__pollset_unwatch(&s->polls, SLOT_IN);
-    int fd = bsh__input_settle(&s->input);
-    if (fd >= 0)
-        bsh__pollset_watch(&s->polls, SLOT_IN, fd);
-    else if (s->polls.fd[SLOT_IN] >= 0)
-        bsh__pollset_unwatch(&s->polls, SLOT_IN);
-}
-
-static void flush_input(struct bsh_stream *s)
-{
-    bsh__input_flush(&s->input);
-    settle_input(s);
-}
-
-static void release_input(struct bsh_stream *s)
-{
-    bsh__pollset_unwatch(&s->polls, SLOT_IN);
-    bsh__input_release(&s->input);
-}
-
-/* ---- waiting ------------------------------------------------------------- */
-
-/* The exit watch polled readable. Once the child has exited the watch
- * stays readable, so it leaves the poll set. */
-static void note_exit(struct bsh_stream *s)
-{
-    if (bsh__child_check_exit(&s->child))
-        bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
-}
-
-static void release_supervisor(struct bsh_stream *s);
 
 /* A blocking wait of a run younger than this looks at the cancel flag
  * when it is over instead of making an eventfd for a cancel to write to:
@@ -242,7 +170,7 @@ static void release_supervisor(struct bsh_stream *s);
 static void bound_for_cancel(struct bsh_stream *s, bool *has,
                              struct timespec *at)
 {
-    if (atomic_load(&s->wakefd) >= 0)
+    if (bsh__waiter_has_wakefd(&s->wait))
         return;
     struct timespec now = mono_now(),
                     look = mono_add_ms(s->started, CANCEL_LOOK_MS);
@@ -251,71 +179,77 @@ static void bound_for_cancel(struct bsh_stream *s, bool *has,
             return;
         look = mono_add_ms(now, CANCEL_LOOK_MS);
     }
-    if (!*has || mono_before(look, *at))
-        *at = look;
-    *has = true;
+    earliest(has, at, look);
 }
 
-/* Waits for events (or only looks, when !block) and takes them in.
- * Returns the number of ready slots. */
-static int wait_events(struct bsh_stream *s, bool block)
+/* ---- what the poll set watches --------------------------------------------
+ */
+
+/* Keeps SLOT_IN watched exactly while stdin bytes wait; an fd that is done
+ * with leaves the poll set before it is closed (for a PTY it is a second
+ * fd of the master, which the epoll set would otherwise go on reporting). */
+static void settle_input(struct bsh_stream *s)
 {
-    struct timespec at = {0, 0}, left, zero = {0, 0};
-    bool has = block && next_wake(s, &at);
-    if (block)
-        bound_for_cancel(s, &has, &at);
-    const struct timespec *timeout =
-        !block ? &zero : bsh__deadline_left(has, at, &left);
-    int n;
-    if (!block && s->by_pollfds) /* what the caller's poll found, once */
-        n = __builtin_popcount(s->polls.ready);
+    struct bsh__pollset *ps = &s->wait.polls;
+    if (bsh__input_done(&s->input))
+        bsh__pollset_unwatch(ps, SLOT_IN);
+    int fd = bsh__input_settle(&s->input);
+    if (fd >= 0)
+        bsh__pollset_watch(ps, SLOT_IN, fd);
+    else if (ps->fd[SLOT_IN] >= 0)
+        bsh__pollset_unwatch(ps, SLOT_IN);
+}
+
+static void flush_input(struct bsh_stream *s)
+{
+    bsh__input_flush(&s->input);
+    settle_input(s);
+}
+
+static void release_input(struct bsh_stream *s)
+{
+    bsh__pollset_unwatch(&s->wait.polls, SLOT_IN);
+    bsh__input_release(&s->input);
+}
+
+/* Keeps output `i`'s slot on the fd the outputs say is worth waiting on:
+ * a pipe that ended was closed (its slot is forgotten); a PTY master that
+ * ended or hung up stays open, unwatched, and is watched again when a
+ * slave comes back. */
+static void sync_output(struct bsh_stream *s, int i)
+{
+    struct bsh__pollset *ps = &s->wait.polls;
+    enum bsh__slot slot = (enum bsh__slot)(SLOT_OUT + i);
+    int want = bsh__outputs_watched(&s->out, i);
+    if (ps->fd[slot] == want)
+        return;
+    if (want >= 0)
+        bsh__pollset_watch(ps, slot, want);
+    else if (s->out.pty)
+        bsh__pollset_unwatch(ps, slot);
     else
-        n = bsh__pollset_wait(&s->polls, timeout);
-    for (int i = 0; i < 2; i++)
-        if (bsh__pollset_take(&s->polls, (enum bsh__slot)(SLOT_OUT + i)))
-            s->ready[i] = true;
-    if (bsh__pollset_take(&s->polls, SLOT_EXIT))
-        note_exit(s);
-    if (bsh__pollset_take(&s->polls, SLOT_IN))
-        flush_input(s);
-    if (bsh__pollset_take(&s->polls, SLOT_NOTIFY) &&
-        !bsh__supervisor_serve(&s->sup))
-        release_supervisor(s);
-    if (bsh__supervisor_busy(&s->sup))
-        bsh__supervisor_follow(&s->sup);
-    /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
-    s->polls.ready = 0;
-    return n;
+        bsh__pollset_forget(ps, slot);
 }
-
-/* Starts watching for the child's exit; -1 with errno when it cannot. */
-static int watch_exit(struct bsh_stream *s)
-{
-    if (s->polls.fd[SLOT_EXIT] >= 0 || s->child.exited)
-        return 0;
-    int fd = bsh__child_watch(&s->child);
-    return fd < 0 ? -1 : bsh__pollset_watch(&s->polls, SLOT_EXIT, fd);
-}
-
-/* The exit cannot be watched (out of fds): the run ends with an error. */
-static int watch_failed(struct bsh_stream *s, int err);
-
-/* ---- the end of a run ---------------------------------------------------- */
 
 static void close_outputs(struct bsh_stream *s)
 {
     release_input(s);
-    bsh__pollset_forget(&s->polls, SLOT_OUT);
-    bsh__pollset_forget(&s->polls, SLOT_ERR);
-    s->out[0] = bsh__close(s->out[0]);
-    s->out[1] = bsh__close(s->out[1]);
-    s->held_master = bsh__close(s->held_master);
-    s->master_hup = false;
+    bsh__pollset_forget(&s->wait.polls, SLOT_OUT);
+    bsh__pollset_forget(&s->wait.polls, SLOT_ERR);
+    bsh__outputs_close(&s->out);
+}
+
+/* The run is over: a call still waiting on the supervisor fails. */
+static void release_supervisor(struct bsh_stream *s)
+{
+    if (s->sup.listener >= 0)
+        bsh__pollset_forget(&s->wait.polls, SLOT_NOTIFY);
+    bsh__supervisor_release(&s->sup);
 }
 
 /* The calls that wait on the sandbox's supervisor, answered now: a
  * caller of try_next woke on the stream's fd, perhaps for one of them,
- * and the guessing reads below never ask the poll set. Bounded, so that a
+ * and the guessing reads never ask the poll set. Bounded, so that a
  * listener that stays readable cannot hold the caller. */
 static void serve_notifications(struct bsh_stream *s)
 {
@@ -330,13 +264,44 @@ static void serve_notifications(struct bsh_stream *s)
     }
 }
 
-/* The run is over: a call still waiting on the supervisor fails. */
-static void release_supervisor(struct bsh_stream *s)
+/* Starts watching for the child's exit: 0, or -errno when it cannot. */
+static int watch_exit(struct bsh_stream *s)
 {
-    if (s->sup.listener >= 0)
-        bsh__pollset_forget(&s->polls, SLOT_NOTIFY);
-    bsh__supervisor_release(&s->sup);
+    if (s->wait.polls.fd[SLOT_EXIT] >= 0 || s->child.exited)
+        return 0;
+    int fd = bsh__child_watch(&s->child);
+    return fd < 0 ? fd : bsh__pollset_watch(&s->wait.polls, SLOT_EXIT, fd);
 }
+
+/* Waits for events (or only looks, when !block) and takes them in.
+ * Returns the number of ready slots. */
+static int wait_events(struct bsh_stream *s, bool block)
+{
+    struct bsh__pollset *ps = &s->wait.polls;
+    struct timespec at = {0, 0}, left;
+    bool has = block && next_wake(s, &at);
+    if (block)
+        bound_for_cancel(s, &has, &at);
+    int n =
+        bsh__waiter_wait(&s->wait, block, bsh__deadline_left(has, at, &left));
+    for (int i = 0; i < 2; i++)
+        if (bsh__pollset_take(ps, (enum bsh__slot)(SLOT_OUT + i)))
+            s->out.ready[i] = true;
+    /* Once the child has exited the watch stays readable: it leaves. */
+    if (bsh__pollset_take(ps, SLOT_EXIT) && bsh__child_check_exit(&s->child))
+        bsh__pollset_unwatch(ps, SLOT_EXIT);
+    if (bsh__pollset_take(ps, SLOT_IN))
+        flush_input(s);
+    if (bsh__pollset_take(ps, SLOT_NOTIFY) && !bsh__supervisor_serve(&s->sup))
+        release_supervisor(s);
+    if (bsh__supervisor_busy(&s->sup))
+        bsh__supervisor_follow(&s->sup);
+    /* SLOT_WAKE: a cancel, seen through its flag; SLOT_TIMER: the clock. */
+    ps->ready = 0;
+    return n;
+}
+
+/* ---- the end of a run ---------------------------------------------------- */
 
 /* The run is over and its status was handed out (or never will be): its
  * private temporary directory goes. Not before the status: on a disk
@@ -355,99 +320,85 @@ static void release_all(struct bsh_stream *s)
     bsh__contain_unlist(&s->contain);
     release_supervisor(s);
     close_outputs(s);
-    bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
+    bsh__pollset_unwatch(&s->wait.polls, SLOT_EXIT);
     bsh__child_release(&s->child);
+}
+
+/* Notes the live processes before bsh ends the run (opts.report). */
+static void diagnose(struct bsh_stream *s)
+{
+    if (!s->want_report || s->diagnosis != NULL)
+        return;
+    s->diagnosis =
+        bsh__report_diagnose(&s->contain, &s->report.diagnosis_count);
+    s->report.diagnosis = s->diagnosis;
+}
+
+/* Fills the report once the child has been reaped (`status`) or
+ * abandoned (NULL), and releases the containment. */
+static void finish_report(struct bsh_stream *s, const struct bsh_item *status)
+{
+    struct bsh__report_input in = {s->started,  &s->out,    &s->child,
+                                   &s->contain, &s->limits, s->want_report};
+    bsh__report_fill(&s->report, &in, status);
+    if (s->report.limit != BSH_LIMIT_NONE)
+        s->end.reason = BSH_END_LIMIT;
+    s->report.reason = s->end.reason;
+    s->report.killed = s->end.killed;
+    bsh__contain_release_limits(&s->contain);
+    int left = bsh__contain_release(&s->contain,
+                                    s->want_report ? BSH__GONE_WAIT_MS : 0);
+    bsh__report_escaped(&s->report, left, s->want_report);
+    s->has_report = true;
 }
 
 /* Kills the run and starts the bounded wait for the child: the status
  * (or the timeout item) comes once it has been reaped. Output still
- * unread is dropped: the run is over. */
+ * unread is dropped: the run is over. Killed before the PTY master
+ * closes, whose hang-up would otherwise reach the session first as
+ * SIGHUP. */
 static int finish(struct bsh_stream *s)
 {
     s->phase = PHASE_ENDING;
-    bsh__contain_unlist(&s->contain);
-    if (s->want_report)
-        s->killed = bsh__contain_pids(&s->contain, false, NULL, 1 << 20);
-    /* Killed before the PTY master closes, whose hang-up would otherwise
-     * reach the session first as SIGHUP. */
-    s->kill_errno = bsh__contain_signal(&s->contain, &s->child, SIGKILL);
+    bsh__ending_kill(&s->end, &s->contain, &s->child, s->want_report);
     close_outputs(s);
-    /* A group we may not signal at all (its processes turned into another
-     * user) will not die: no use waiting for it. */
-    s->kill_deadline =
-        mono_add_ms(mono_now(), s->kill_errno == EPERM ? 0 : BSH__KILL_WAIT_MS);
     return STEP_AGAIN;
 }
 
-/* A cancel's eventfd count, read so that the pollable fd stops polling
- * readable while the run ends gracefully. */
-static void drain_wake(struct bsh_stream *s)
-{
-    uint64_t n;
-    int fd = atomic_load(&s->wakefd);
-    if (fd >= 0 && read(fd, &n, sizeof(n)) < 0)
-        n = 0;
-}
-
-/* Ends the run for `why` (timeout, idle or cancel): with a grace period,
- * SIGTERM to the whole run and on with its output until the period is
- * over; otherwise SIGKILL at once. */
+/* Ends the run for `why` (timeout, idle, limit or cancel): with a grace
+ * period, SIGTERM to the whole run and on with its output until the
+ * period is over; otherwise SIGKILL at once. */
 static int end_run(struct bsh_stream *s, enum bsh_end_reason why)
 {
-    s->end_reason = why;
-    s->end_timed_out =
-        why == BSH_END_TIMEOUT || why == BSH_END_IDLE || why == BSH_END_LIMIT;
-    if (why == BSH_END_CANCEL)
-        drain_wake(s);
-    bsh__report_diagnose(s);
-    if (s->grace_ms > 0 &&
-        bsh__contain_signal(&s->contain, &s->child, SIGTERM) == 0) {
+    if (why == BSH_END_CANCEL) /* the fd stops polling readable */
+        bsh__waiter_drain(&s->wait);
+    diagnose(s);
+    if (bsh__ending_begin(&s->end, why, &s->contain, &s->child,
+                          atomic_load(&s->cancelled))) {
         s->phase = PHASE_GRACE;
-        s->grace_until = mono_add_ms(mono_now(), s->grace_ms);
-        s->cancels_seen = atomic_load(&s->cancelled);
         return 0;
     }
     return finish(s);
-}
-
-/* Whether the run must end now, and why (BSH_END_NONE: not yet). */
-static enum bsh_end_reason must_end(struct bsh_stream *s)
-{
-    if (s->phase == PHASE_GRACE) /* over, or a second cancel: SIGKILL now */
-        return mono_ns_until(s->grace_until) <= 0 ||
-                       atomic_load(&s->cancelled) > s->cancels_seen
-                   ? BSH_END_CANCEL
-                   : BSH_END_NONE;
-    if (atomic_load(&s->cancelled))
-        return BSH_END_CANCEL;
-    if (s->limit_hit == BSH_LIMIT_OUTPUT)
-        return BSH_END_LIMIT;
-    if (bsh__deadline_passed(&s->deadline))
-        return BSH_END_TIMEOUT;
-    if (s->idle_ms > 0 &&
-        mono_ns_until(mono_add_ms(s->last_output, s->idle_ms)) <= 0)
-        return BSH_END_IDLE;
-    return BSH_END_NONE;
 }
 
 /* Gives up on a child that will not die: the graveyard reaps it later,
  * without blocking anyone; the stream ends with an error that says so. */
 static int abandon(struct bsh_stream *s)
 {
-    if (s->kill_errno != 0)
+    if (s->end.kill_err != 0)
         set_error(s, BSH_ERR_KILL,
                   "failed to kill the run: %s; process %d (which may have "
                   "changed its user id) was left running",
-                  strerror(s->kill_errno), (int)s->child.pid);
+                  strerror(-s->end.kill_err), (int)s->child.pid);
     else
         set_error(s, BSH_ERR_KILL,
                   "process %d did not exit within %d ms of SIGKILL; it was "
                   "left running",
                   (int)s->child.pid, BSH__KILL_WAIT_MS);
-    bsh__pollset_unwatch(&s->polls, SLOT_EXIT);
+    bsh__pollset_unwatch(&s->wait.polls, SLOT_EXIT);
     bsh__child_abandon(&s->child);
     release_all(s);
-    bsh__report_finish(s, NULL);
+    finish_report(s, NULL);
     return end_with_error(s);
 }
 
@@ -459,20 +410,18 @@ static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
         if (r == 1) {
             release_all(s);
             s->phase = PHASE_DONE;
-            bsh__child_status_item(&s->child, s->end_timed_out, item);
-            if (s->end_reason == BSH_END_NONE)
-                s->end_reason =
-                    item->has_signal ? BSH_END_SIGNAL : BSH_END_EXIT;
-            bsh__report_finish(s, item);
+            bsh__child_status_item(&s->child, s->end.timed_out, item);
+            bsh__ending_reaped(&s->end, item);
+            finish_report(s, item);
             return 1;
         }
         if (r < 0) {
-            wait_error(s, errno);
+            wait_error(s, -r);
             s->child.pid = -1;
             release_all(s);
             return end_with_error(s);
         }
-        if (mono_ns_until(s->kill_deadline) <= 0)
+        if (bsh__ending_gave_up(&s->end))
             return abandon(s);
         if (watch_exit(s) < 0)
             bsh__child_release(&s->child); /* look every 2 ms instead */
@@ -493,8 +442,6 @@ static void abort_run(struct bsh_stream *s)
     release_all(s);
 }
 
-/* ---- output -------------------------------------------------------------- */
-
 static int watch_failed(struct bsh_stream *s, int err)
 {
     abort_run(s);
@@ -502,131 +449,56 @@ static int watch_failed(struct bsh_stream *s, int err)
     return end_with_error(s);
 }
 
-static int read_error(struct bsh_stream *s, int err)
+/* ---- output -------------------------------------------------------------- */
+
+/* Reads one chunk from output `i`. Returns 1 with an item, 0 when nothing
+ * was read (drained, at the limit, ended or hung up), or an error. */
+static int read_output(struct bsh_stream *s, int i, struct bsh_item *item)
 {
+    size_t len = 0;
+    enum bsh__read r = bsh__outputs_read(&s->out, i, s->child.exited, &len);
+    int rc;
+    bsh__guess_saw(&s->wait.guess, i, r == READ_EMPTY,
+                   r == READ_DATA || r == READ_LIMITED);
+    sync_output(s, i);
+    switch (r) {
+    case READ_DATA:
+        memset(item, 0, sizeof(*item));
+        item->kind = i == 0 ? BSH_ITEM_STDOUT : BSH_ITEM_STDERR;
+        item->data = s->out.buf;
+        item->len = len;
+        item->truncated = len == sizeof(s->out.buf);
+        return 1;
+    case READ_EMPTY:
+    case READ_LIMITED: /* still ready: the step loop sees the limit next */
+    case READ_ENDED:
+        return 0;
+    case READ_HUNG_UP: /* it is looked at again until the child exits */
+        return (rc = watch_exit(s)) < 0 ? watch_failed(s, -rc) : 0;
+    case READ_FAILED:
+        break;
+    }
     abort_run(s);
-    set_error(s, BSH_ERR_READ, "failed to read output: %s", strerror(err));
+    set_error(s, BSH_ERR_READ, "failed to read output: %s",
+              strerror(-s->out.read_err));
     return end_with_error(s);
 }
 
-/* Stops reading output `i`. A pipe is closed; a PTY master stays open
- * until the end, because closing it would hang up the terminal and send
- * SIGHUP to a child that merely closed its own terminal fds. */
-static void end_output(struct bsh_stream *s, int i)
-{
-    if (s->pty) {
-        bsh__pollset_unwatch(&s->polls, SLOT_OUT);
-        s->held_master = s->out[i];
-    } else {
-        bsh__pollset_forget(&s->polls, (enum bsh__slot)(SLOT_OUT + i));
-        bsh__close(s->out[i]);
-    }
-    s->out[i] = -1;
-    s->master_hup = false;
-}
-
-/* Every slave fd of the PTY is closed (EIO), yet the child lives: a
- * process may still open /dev/tty again, so the master stays; it is
- * looked at every BSH__HUP_RECHECK_MS and read to its end once the child
- * has exited. */
-static int master_hung_up(struct bsh_stream *s)
-{
-    if (!s->master_hup) {
-        s->master_hup = true;
-        bsh__pollset_unwatch(&s->polls, SLOT_OUT);
-    }
-    return watch_exit(s) < 0 ? watch_failed(s, errno) : 0;
-}
-
-/* The master answered again: a slave was opened. */
-static void master_back(struct bsh_stream *s)
-{
-    if (s->master_hup) {
-        s->master_hup = false;
-        bsh__pollset_watch(&s->polls, SLOT_OUT, s->out[0]);
-    }
-}
-
-/* Cuts a read of `n` bytes to what the output limit leaves; notes when
- * the limit is passed (the run then ends, see must_end()). The bytes past
- * it are dropped: the run is over. */
-static ssize_t within_output_limit(struct bsh_stream *s, ssize_t n)
-{
-    uint64_t used = s->bytes[0] + s->bytes[1];
-    uint64_t room = (uint64_t)s->limits.output_bytes - used;
-    if ((uint64_t)n > room) {
-        s->limit_hit = BSH_LIMIT_OUTPUT;
-        return (ssize_t)room;
-    }
-    return n;
-}
-
-/* Reads one chunk from output `i`. Returns 1 with an item, 0 when nothing
- * was read (drained or EOF), or an error. */
-static int read_chunk(struct bsh_stream *s, int i, struct bsh_item *item)
-{
-    ssize_t n;
-    do
-        n = read(s->out[i], s->buf, sizeof(s->buf));
-    while (n < 0 && errno == EINTR);
-    if (n > 0 || (n < 0 && errno == EAGAIN))
-        master_back(s);
-    if (s->guessing) { /* learn which outputs are busy */
-        s->idle[i] = n < 0 && errno == EAGAIN ? s->idle[i] + 1 : 0;
-        s->got_data |= n > 0;
-    }
-    if (n > 0 && s->limits.output_bytes > 0 &&
-        (n = within_output_limit(s, n)) == 0)
-        return 0; /* still ready: the step loop sees the limit next */
-    if (n > 0) {
-        s->bytes[i] += (uint64_t)n;
-        s->last_output = mono_now();
-        /* A full read suggests more is waiting: read again before polling. */
-        s->ready[i] = n == (ssize_t)sizeof(s->buf);
-        memset(item, 0, sizeof(*item));
-        item->kind = i == 0 ? BSH_ITEM_STDOUT : BSH_ITEM_STDERR;
-        item->data = s->buf;
-        item->len = (size_t)n;
-        item->truncated = n == (ssize_t)sizeof(s->buf);
-        return 1;
-    }
-    s->ready[i] = false;
-    if (n < 0 && errno == EAGAIN)
-        return 0;
-    /* EIO: how a PTY master says that no slave fd is open. It is the end
-     * only once the child has exited. */
-    if (n < 0 && errno == EIO && s->pty && !s->child.exited)
-        return master_hung_up(s);
-    if (n == 0 || errno == EIO) {
-        end_output(s, i);
-        return 0;
-    }
-    return read_error(s, errno);
-}
-
+/* Reads the ready outputs, stdout and stderr in turn so that neither
+ * starves, until one gives an item or the run ends. */
 static int read_ready_output(struct bsh_stream *s, struct bsh_item *item)
 {
     for (int k = 0; k < 2; k++) {
-        int i = (s->turn + k) % 2;
-        if (s->out[i] < 0 || !s->ready[i])
+        int i = (s->out.turn + k) % 2;
+        if (s->out.fd[i] < 0 || !s->out.ready[i])
             continue;
-        int rc = read_chunk(s, i, item);
+        int rc = read_output(s, i, item);
         if (rc != 0 || !live(s)) {
-            s->turn = 1 - i;
+            bsh__outputs_took_turn(&s->out, i);
             return rc;
         }
     }
     return 0;
-}
-
-static bool outputs_open(const struct bsh_stream *s)
-{
-    return s->out[0] >= 0 || s->out[1] >= 0;
-}
-
-static bool outputs_ready(const struct bsh_stream *s)
-{
-    return (s->out[0] >= 0 && s->ready[0]) || (s->out[1] >= 0 && s->ready[1]);
 }
 
 /* Both outputs have ended: the child's exit is what is left to see. A
@@ -636,94 +508,63 @@ static bool outputs_ready(const struct bsh_stream *s)
  * cost 9 % more CPU per run of `true`. */
 static int await_exit(struct bsh_stream *s)
 {
-    if (!s->child.exited && s->polls.fd[SLOT_EXIT] < 0 &&
-        !bsh__child_exited_now(&s->child) && watch_exit(s) < 0)
-        return watch_failed(s, errno);
+    int rc;
+    if (!s->child.exited && s->wait.polls.fd[SLOT_EXIT] < 0 &&
+        !bsh__child_exited_now(&s->child) && (rc = watch_exit(s)) < 0)
+        return watch_failed(s, -rc);
     return s->child.exited ? finish(s) : 0;
 }
 
-/* An output that had nothing on this many guesses in a row is read on a
- * wake only when the others had nothing either. */
-#define IDLE_GUESSES 2
-
-/* Marks open outputs as ready to read: those not believed idle
- * (`all` false), or every one. Returns how many it marked. */
-static int guess_ready(struct bsh_stream *s, bool all)
-{
-    int n = 0;
-    for (int i = 0; i < 2; i++) {
-        if (s->out[i] >= 0 && !s->ready[i] &&
-            (all || s->idle[i] < IDLE_GUESSES)) {
-            s->ready[i] = true;
-            n++;
-        }
-    }
-    return n;
-}
-
-/* Waits, or without blocking decides that nothing is ready.
- *
- * A caller of try_next polls the stream's fd between BSH_EAGAIN and its
- * next call, and while output flows that fd is readable because of an
- * output. So the next call reads the open outputs straight away instead
- * of asking the poll set what it already told the caller: first those
- * that had data last time, then, if none had, the others. It looks
- * through the poll set only for the child's exit. */
+/* Nothing is ready to read: waits, or without blocking decides that
+ * nothing will be (see struct bsh__guess). */
 static int wait_or_give_up(struct bsh_stream *s, bool block)
 {
     if (block) {
         wait_events(s, true);
         return 0;
     }
-    if (s->by_pollfds) /* what the caller's poll found, once */
+    if (s->wait.by_pollfds) /* what the caller's poll found, once */
         return wait_events(s, false) > 0 ? 0 : BSH_EAGAIN;
     serve_notifications(s);
-    bool second_pass = s->guessing && !s->got_data;
-    s->guessing = false;
-    if (second_pass && guess_ready(s, true) > 0)
-        return 0; /* the outputs believed idle, once */
-    if (s->polls.fd[SLOT_EXIT] >= 0 && !s->looked) {
-        s->looked = true;
-        if (wait_events(s, false) > 0)
+    for (;;) {
+        switch (bsh__guess_give_up(&s->wait.guess, s->out.fd, s->out.ready,
+                                   s->wait.polls.fd[SLOT_EXIT] >= 0)) {
+        case GIVE_UP_READ:
             return 0;
+        case GIVE_UP_LOOK:
+            if (wait_events(s, false) > 0)
+                return 0;
+            continue;
+        case GIVE_UP_AGAIN:
+            return BSH_EAGAIN;
+        }
     }
-    s->looked = false;
-    s->woken = true;
-    return BSH_EAGAIN;
 }
 
-/* The first non-blocking step after a BSH_EAGAIN: the caller's poll most
- * likely woke for output. */
-static void take_wake(struct bsh_stream *s, bool block)
-{
-    if (block || !s->woken)
-        return;
-    s->woken = false;
-    s->guessing = true;
-    s->got_data = false;
-    if (guess_ready(s, false) == 0)
-        guess_ready(s, true);
-}
-
+/* PHASE_RUNNING and PHASE_GRACE: output, until the run must end (or, in
+ * the grace, the grace is over) or has ended by itself. */
 static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     if (bsh__input_buffered(&s->input) > 0)
         flush_input(s);
-    take_wake(s, block);
+    if (!block && !s->wait.by_pollfds)
+        bsh__guess_wake(&s->wait.guess, s->out.fd, s->out.ready);
     for (;;) {
-        enum bsh_end_reason why = must_end(s);
+        enum bsh_end_reason why = bsh__ending_due(
+            &s->end, s->phase == PHASE_GRACE, atomic_load(&s->cancelled),
+            s->out.limit_hit, &s->deadline, s->out.last_output);
         if (why != BSH_END_NONE) {
             int rc = s->phase == PHASE_GRACE ? finish(s) : end_run(s, why);
             if (rc != 0)
                 return rc;
         }
-        if (s->master_hup)
-            s->ready[0] = true; /* look again */
-        if (outputs_open(s)) {
+        bsh__outputs_recheck(&s->out);
+        if (bsh__outputs_any_open(&s->out)) {
             int rc = read_ready_output(s, item);
             if (rc != 0 || !live(s))
                 return rc;
-            if (outputs_ready(s) || !outputs_open(s))
+            if (bsh__outputs_any_ready(&s->out) ||
+                !bsh__outputs_any_open(&s->out))
                 continue;
         } else {
             int rc = await_exit(s);
@@ -747,7 +588,7 @@ static int next_item(struct bsh_stream *s, struct bsh_item *item, bool block)
             return end_with_error(s);
         case PHASE_TIMEOUT:
             s->phase = PHASE_DONE;
-            s->end_reason = BSH_END_TIMEOUT;
+            s->end.reason = BSH_END_TIMEOUT;
             bsh__child_status_item(&s->child, true, item);
             return 1;
         case PHASE_RUNNING:
@@ -785,14 +626,14 @@ int bsh_stream_fd(struct bsh_stream *s)
 {
     if (s == NULL)
         return -1;
-    if (s->polls.epfd < 0) {
-        if (!make_wakefd(s) || bsh__pollset_pollable(&s->polls) < 0)
+    if (s->wait.polls.epfd < 0) {
+        if (!make_wakefd(s) || bsh__waiter_pollable(&s->wait) < 0)
             return -1;
         if (s->phase == PHASE_ERROR || s->phase == PHASE_TIMEOUT)
-            wake(s); /* an item is ready at once */
+            bsh__waiter_wake(&s->wait); /* an item is ready at once */
         sync_timer(s);
     }
-    return s->polls.epfd;
+    return s->wait.polls.epfd;
 }
 
 /* The longest a caller of bsh_stream_pollfds may sleep: 0 when there is
@@ -801,9 +642,9 @@ static int pollfds_timeout(const struct bsh_stream *s)
 {
     if (!live(s) && s->phase != PHASE_ENDING)
         return 0; /* an item (or the end) is ready at once */
-    if (s->polls.ready != 0 ||
-        (live(s) && (outputs_ready(s) || s->limit_hit != BSH_LIMIT_NONE ||
-                     atomic_load(&s->cancelled) > s->cancels_seen)))
+    if (s->wait.polls.ready != 0 ||
+        (live(s) && (bsh__outputs_any_ready(&s->out) || s->out.limit_hit ||
+                     atomic_load(&s->cancelled) > s->end.cancels_seen)))
         return 0;
     struct timespec at;
     if (!next_wake(s, &at))
@@ -820,17 +661,9 @@ int bsh_stream_pollfds(struct bsh_stream *s, struct pollfd *fds, int max,
 {
     if (s == NULL || timeout_ms == NULL || max < 0 || (fds == NULL && max > 0))
         return BSH_EINVAL;
-    int n = 0;
-    for (int i = 0; i < SLOT_COUNT; i++)
-        n += i != SLOT_TIMER && s->polls.fd[i] >= 0;
-    if (n > max)
+    if (bsh__waiter_pollfds_count(&s->wait) > max)
         return BSH_EINVAL;
-    s->by_pollfds = true;
-    n = 0;
-    for (int i = 0; i < SLOT_COUNT; i++)
-        if (i != SLOT_TIMER && s->polls.fd[i] >= 0)
-            fds[n++] = (struct pollfd){s->polls.fd[i],
-                                       i == SLOT_IN ? POLLOUT : POLLIN, 0};
+    int n = bsh__waiter_pollfds(&s->wait, fds);
     *timeout_ms = pollfds_timeout(s);
     return n;
 }
@@ -839,14 +672,7 @@ int bsh_stream_polled(struct bsh_stream *s, const struct pollfd *fds, int n)
 {
     if (s == NULL || n < 0 || (fds == NULL && n > 0))
         return BSH_EINVAL;
-    /* Taken, and cleared, by the next step's wait_events(). */
-    for (int k = 0; k < n; k++) {
-        if (fds[k].revents == 0 || fds[k].fd < 0)
-            continue;
-        for (int i = 0; i < SLOT_COUNT; i++)
-            if (s->polls.fd[i] == fds[k].fd)
-                s->polls.ready |= 1u << i;
-    }
+    bsh__waiter_polled(&s->wait, fds, n); /* taken by the next step */
     return BSH_OK;
 }
 
@@ -855,7 +681,7 @@ void bsh_stream_cancel(struct bsh_stream *s)
     if (s == NULL)
         return;
     atomic_fetch_add(&s->cancelled, 1);
-    wake(s);
+    bsh__waiter_wake(&s->wait);
 }
 
 int64_t bsh_stream_write(struct bsh_stream *s, const void *data, size_t len)
@@ -865,10 +691,9 @@ int64_t bsh_stream_write(struct bsh_stream *s, const void *data, size_t len)
     if (!live(s))
         return BSH_ECLOSED;
     int64_t n = bsh__input_write(&s->input, data, len);
-    int err = errno;
     settle_input(s);
     if (n < 0)
-        return err == ENOMEM && bsh__input_open_for_writes(&s->input)
+        return n == -ENOMEM && bsh__input_open_for_writes(&s->input)
                    ? BSH_ENOMEM
                    : BSH_ECLOSED;
     return n;
@@ -894,17 +719,14 @@ int bsh_stream_signal(struct bsh_stream *s, int sig)
     return BSH_OK;
 }
 
-/* The PTY master while the run goes on, or -1. */
 int bsh__stream_master(const struct bsh_stream *s)
 {
-    if (!s->pty || !live(s))
-        return -1;
-    return s->out[0] >= 0 ? s->out[0] : s->held_master;
+    return live(s) ? bsh__outputs_master(&s->out) : -1;
 }
 
 int bsh_stream_resize(struct bsh_stream *s, int rows, int cols)
 {
-    if (s == NULL || !s->pty || rows <= 0 || cols <= 0 || rows > 0xffff ||
+    if (s == NULL || !s->out.pty || rows <= 0 || cols <= 0 || rows > 0xffff ||
         cols > 0xffff)
         return BSH_EINVAL;
     struct winsize ws = {(unsigned short)rows, (unsigned short)cols, 0, 0};
@@ -922,7 +744,7 @@ const char *bsh_stream_error(const struct bsh_stream *s)
 enum bsh_end_reason bsh_stream_end_reason(const struct bsh_stream *s)
 {
     return s != NULL && s->phase == PHASE_DONE && s->error_kind == BSH_ERR_NONE
-               ? s->end_reason
+               ? s->end.reason
                : BSH_END_NONE;
 }
 
@@ -934,6 +756,11 @@ enum bsh_error_kind bsh_stream_error_kind(const struct bsh_stream *s)
 int bsh_stream_pid(const struct bsh_stream *s)
 {
     return s != NULL ? (int)s->child.pid : -1;
+}
+
+const struct bsh_report *bsh_stream_report(const struct bsh_stream *s)
+{
+    return s != NULL && s->has_report ? &s->report : NULL;
 }
 
 /* ---- lifecycle --------------------------------------------------------------
@@ -949,16 +776,15 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     memset(s, 0, sizeof(*s));
     s->phase = PHASE_DONE; /* until run.c has started something */
     s->quiet = quiet;
+    bsh__outputs_init(&s->out);
     bsh__child_init(&s->child, -1);
-    bsh__contain_init(&s->contain);
-    s->killed = -1;
-    s->out[0] = s->out[1] = s->held_master = -1;
-    bsh__input_init(&s->input);
-    bsh__supervisor_init(&s->sup);
-    bsh__pollset_init(&s->polls);
+    bsh__waiter_init(&s->wait);
     bsh__deadline_init(&s->deadline);
+    bsh__ending_init(&s->end, 0, 0);
+    bsh__input_init(&s->input);
+    bsh__contain_init(&s->contain);
+    bsh__supervisor_init(&s->sup);
     atomic_init(&s->cancelled, 0);
-    atomic_init(&s->wakefd, -1); /* made when a wait needs it */
     return s;
 }
 
@@ -968,35 +794,28 @@ void bsh__stream_configure(struct bsh_stream *s,
     if (cfg->timeout_ms > 0)
         bsh__deadline_start(&s->deadline, cfg->started, cfg->timeout_ms);
     s->started = cfg->started;
-    s->idle_ms = cfg->idle_ms;
-    s->grace_ms = cfg->grace_ms;
+    bsh__ending_init(&s->end, cfg->idle_ms, cfg->grace_ms);
     s->want_report = cfg->report;
     s->stdin_asked = cfg->stdin_asked;
 }
 
 void bsh__stream_set_limits(struct bsh_stream *s,
-                            const struct bsh_limits *limits,
-                            const struct bsh_limits *defaults)
+                            const struct bsh_limits *limits)
 {
     s->limits = *limits;
-    s->default_limits = *defaults;
+    s->out.limit = limits->output_bytes;
 }
 
 void bsh__stream_start(struct bsh_stream *s, const struct bsh__started *p)
 {
     bsh__child_init(&s->child, p->pid);
     bsh__contain_enter(&s->contain, p->pid);
-    s->pty = p->pty;
-    s->out[0] = p->out_fd;
-    s->out[1] = p->err_fd;
+    bsh__outputs_open(&s->out, p->out_fd, p->err_fd, p->pty, mono_now());
     if (p->in_fd >= 0)
         bsh__input_open(&s->input, p->in_fd, p->pty);
     for (int i = 0; i < 2; i++)
-        if (s->out[i] >= 0)
-            bsh__pollset_watch(&s->polls, (enum bsh__slot)(SLOT_OUT + i),
-                               s->out[i]);
-    s->woken = true; /* the first try_next reads at once */
-    s->last_output = mono_now();
+        sync_output(s, i);
+    bsh__guess_start(&s->wait.guess); /* the first try_next reads at once */
     s->phase = PHASE_RUNNING;
 }
 
@@ -1010,7 +829,7 @@ void bsh__stream_supervise(struct bsh_stream *s, struct bsh__supervisor *sup)
 {
     s->sup = *sup;
     bsh__supervisor_init(sup); /* moved: the caller's is empty now */
-    if (bsh__pollset_watch(&s->polls, SLOT_NOTIFY, s->sup.listener) < 0)
+    if (bsh__pollset_watch(&s->wait.polls, SLOT_NOTIFY, s->sup.listener) < 0)
         bsh__supervisor_release(&s->sup); /* its calls then fail */
 }
 
@@ -1024,7 +843,7 @@ void bsh__stream_time_out_now(struct bsh_stream *s)
 {
     abort_run(s);
     s->phase = PHASE_TIMEOUT;
-    wake(s);
+    bsh__waiter_wake(&s->wait);
 }
 
 void bsh_stream_free(struct bsh_stream *s)
@@ -1037,9 +856,8 @@ void bsh_stream_free(struct bsh_stream *s)
     remove_tmpdir(s);
     bsh__contain_release(&s->contain, 0);
     free(s->diagnosis);
-    bsh__pollset_release(&s->polls);
+    bsh__waiter_release(&s->wait);
     bsh__deadline_release(&s->deadline);
-    bsh__close(atomic_load(&s->wakefd));
     free(s);
     bsh__graveyard_sweep();
 }
