@@ -61,10 +61,12 @@ static ssize_t read_file(const struct bsh__cgroup *cg, const char *file,
 static int open_parent(const char *parent, char *why, size_t len)
 {
     int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        bsh__format(why, len, "cannot open cgroup '%s': %s", parent,
-                    strerror(errno));
-    return fd;
+    if (fd >= 0)
+        return fd;
+    int err = -errno;
+    bsh__format(why, len, "cannot open cgroup '%s': %s", parent,
+                strerror(-err));
+    return err;
 }
 
 static void release_parent(struct bsh__cgroup *cg)
@@ -91,7 +93,7 @@ static int make_dir(const struct bsh__cgroup *cg)
     char path[PATH_MAX + 64];
     int at;
     const char *name = locate(cg, &at, path, sizeof(path));
-    return mkdirat(at, name, 0755);
+    return mkdirat(at, name, 0755) < 0 ? -errno : 0;
 }
 
 static int open_dir(const struct bsh__cgroup *cg)
@@ -99,16 +101,17 @@ static int open_dir(const struct bsh__cgroup *cg)
     char path[PATH_MAX + 64];
     int at;
     const char *name = locate(cg, &at, path, sizeof(path));
-    return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
 }
 
-/* rmdir of the run's cgroup directory: 0, or -1 with errno. */
+/* rmdir of the run's cgroup directory: 0, or -errno. */
 static int remove_dir(const struct bsh__cgroup *cg)
 {
     char path[PATH_MAX + 64];
     int at;
     const char *name = locate(cg, &at, path, sizeof(path));
-    return unlinkat(at, name, AT_REMOVEDIR);
+    return unlinkat(at, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
 /* Empty cgroups of our own cgroup, with no controllers enabled (their
@@ -143,32 +146,37 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
         pthread_once(&own_once, open_own);
         if (bsh__cgroup_own() == NULL) {
             bsh__format(why, len, "no cgroup v2 hierarchy is mounted here");
-            return -1;
+            return -ENOENT;
         }
         if (take_from_pool(cg))
             return cg->pool_checked = true, 0;
     } else if ((cg->parent = open_parent(parent, why, len)) < 0) {
-        return -1;
+        int err = cg->parent;
+        cg->parent = -1;
+        return err;
     }
     for (int tries = 0; tries < 4; tries++) {
         bsh__format(cg->name, sizeof(cg->name), "bsh-%d-%u", (int)getpid(),
                     atomic_fetch_add(&serial, 1));
-        if (make_dir(cg) == 0)
+        int err = make_dir(cg);
+        if (err == 0)
             break;
-        if (errno != EEXIST) { /* EEXIST: left by an earlier process */
+        if (err != -EEXIST) { /* EEXIST: left by an earlier process */
             bsh__format(why, len, "cannot make a cgroup for the run: %s",
-                        strerror(errno));
+                        strerror(-err));
             release_parent(cg);
-            return -1;
+            return err;
         }
     }
     cg->dir = open_dir(cg);
     if (cg->dir < 0) {
+        int err = cg->dir;
+        cg->dir = -1;
         bsh__format(why, len, "cannot open the run's cgroup: %s",
-                    strerror(errno));
+                    strerror(-err));
         remove_dir(cg);
         release_parent(cg);
-        return -1;
+        return err;
     }
     return 0;
 }
@@ -197,7 +205,8 @@ static int write_file(const struct bsh__cgroup *cg, const char *file,
     return bsh__cgroup_write_at(cg->dir, file, value);
 }
 
-/* One limit through its controller's file: 0, or -1 with the reason. */
+/* One limit through its controller's file: 0, or -errno with the
+ * reason. */
 static int limit_by(struct bsh__cgroup *cg, const char *controller,
                     const char *file, int64_t value, char *why, size_t len)
 {
@@ -207,28 +216,30 @@ static int limit_by(struct bsh__cgroup *cg, const char *controller,
                     "cannot enforce the %s limit: the cgroup v2 %s controller "
                     "is not enabled for the run's cgroup",
                     controller, controller);
-        return -1;
+        return -EOPNOTSUPP;
     }
     bsh__format(text, sizeof(text), "%lld", (long long)value);
-    if (write_file(cg, file, text) < 0) {
+    int err = write_file(cg, file, text);
+    if (err < 0)
         bsh__format(why, len, "cannot enforce the %s limit: %s", controller,
-                    strerror(errno));
-        return -1;
-    }
-    return 0;
+                    strerror(-err));
+    return err;
 }
 
 int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
                            char *why, size_t len)
 {
+    int err = 0;
     if (l->memory_bytes > 0) {
-        if (limit_by(cg, "memory", "memory.max", l->memory_bytes, why, len) < 0)
-            return -1;
+        err = limit_by(cg, "memory", "memory.max", l->memory_bytes, why, len);
+        if (err < 0)
+            return err;
         /* Swap would let the run outgrow its memory limit. */
         write_file(cg, "memory.swap.max", "0");
     }
-    if (l->pids > 0 && limit_by(cg, "pids", "pids.max", l->pids, why, len) < 0)
-        return -1;
+    if (l->pids > 0 &&
+        (err = limit_by(cg, "pids", "pids.max", l->pids, why, len)) < 0)
+        return err;
     if (l->memory_bytes > 0 || l->pids > 0)
         cg->poolable = false; /* its limits are this run's */
     return 0;
@@ -322,7 +333,7 @@ int bsh__cgroup_remove(struct bsh__cgroup *cg, int wait_ms)
         return 0;
     }
     if (cg->parent < 0) { /* in our own cgroup: by path, if it is empty */
-        if (remove_dir(cg) == 0 || errno != EBUSY) {
+        if (remove_dir(cg) != -EBUSY) {
             cg->dir = bsh__close(cg->dir);
             return 0;
         }

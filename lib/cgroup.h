@@ -29,7 +29,7 @@ struct bsh__cgroup {
 void bsh__cgroup_init(struct bsh__cgroup *cg);
 
 /* Makes the run's cgroup under `parent` (NULL: the cgroup this process is
- * in). Returns 0, or -1 with the reason in `why`. */
+ * in). Returns 0, or -errno with the reason in `why`. */
 int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
                      size_t len);
 
@@ -37,7 +37,7 @@ int bsh__cgroup_make(struct bsh__cgroup *cg, const char *parent, char *why,
 bool bsh__cgroup_has(struct bsh__cgroup *cg, const char *controller);
 
 /* Sets the memory and pids limits of `l` (0: none) through the cgroup's
- * controllers: 0, or -1 with "cannot enforce the memory limit: ..." in
+ * controllers: 0, or -errno with "cannot enforce the memory limit: ..." in
  * `why` when a controller is not enabled or its file cannot be written. */
 int bsh__cgroup_set_limits(struct bsh__cgroup *cg, const struct bsh_limits *l,
                            char *why, size_t len);

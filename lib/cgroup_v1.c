@@ -132,14 +132,18 @@ static void group_release(struct bsh__v1_group *g)
     g->controller = NULL;
 }
 
-/* Opens the cgroup `g->name`: 0, or -1 with errno. */
+/* Opens the cgroup `g->name`: 0, or -errno. */
 static int group_open(struct bsh__v1_group *g)
 {
     g->dir = openat(g->parent, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (g->dir >= 0)
-        g->procs = bsh__above_stdio(
-            openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC));
-    return g->procs >= 0 ? 0 : -1;
+    if (g->dir < 0)
+        return -errno;
+    int fd = openat(g->dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    fd = fd < 0 ? -errno : bsh__above_stdio(fd);
+    if (fd < 0)
+        return fd;
+    g->procs = fd;
+    return 0;
 }
 
 /* Where the counts of a pooled `g` stand before this run: the memory
@@ -178,7 +182,7 @@ static bool group_take_pooled(struct bsh__v1_group *g, int64_t limit)
 }
 
 /* Makes `g` in `home` for `controller` with `limit` (or takes one from
- * the pool when `pooled`): 0, or -1 with errno. */
+ * the pool when `pooled`): 0, or -errno. */
 static int group_make(struct bsh__v1_group *g, const char *controller,
                       const char *home, int64_t limit, bool pooled)
 {
@@ -186,25 +190,23 @@ static int group_make(struct bsh__v1_group *g, const char *controller,
     g->controller = controller;
     g->parent = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (g->parent < 0)
-        return -1;
+        return -errno;
     if (pooled && group_take_pooled(g, limit))
         return 0;
     g->count_base = g->usage_base = 0; /* a new cgroup counts from 0 */
     bsh__format(g->name, sizeof(g->name), "bsh-%d-v1-%u", (int)getpid(),
                 atomic_fetch_add(&serial, 1));
     if (mkdirat(g->parent, g->name, 0755) < 0)
-        return -1;
-    if (group_open(g) < 0) {
-        int saved = errno;
+        return -errno;
+    int err = group_open(g);
+    if (err < 0)
         unlinkat(g->parent, g->name, AT_REMOVEDIR);
-        errno = saved;
-        return -1;
-    }
-    return 0;
+    return err;
 }
 
-/* Fills `why` for a limit that cannot be had, undoes what was made. */
-static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit,
+/* Fills `why` for a limit that cannot be had (-errno `err`), undoes what
+ * was made, and hands `err` back. */
+static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit, int err,
                   const char *reason, char *why, size_t len)
 {
     char v2[128];
@@ -218,7 +220,7 @@ static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit,
     bsh__format(why, len, "cannot enforce the %s limit: %s, and %s", limit, v2,
                 reason);
     bsh__v1_remove(v);
-    return -1;
+    return err;
 }
 
 /* memory.limit_in_bytes may never be above memory.memsw.limit_in_bytes
@@ -227,14 +229,11 @@ static int refuse(struct bsh__v1 *v, bool v2_cgroup, const char *limit,
  * the run outgrow its limit. */
 static int set_memory_limit(int dir, int64_t bytes)
 {
-    if (write_value(dir, "memory.limit_in_bytes", bytes) < 0) {
-        int saved = errno;
-        if (write_value(dir, "memory.memsw.limit_in_bytes", bytes) < 0 ||
-            write_value(dir, "memory.limit_in_bytes", bytes) < 0) {
-            errno = saved;
-            return -1;
-        }
-    }
+    int err = write_value(dir, "memory.limit_in_bytes", bytes);
+    if (err < 0 &&
+        (write_value(dir, "memory.memsw.limit_in_bytes", bytes) < 0 ||
+         write_value(dir, "memory.limit_in_bytes", bytes) < 0))
+        return err;
     write_value(dir, "memory.memsw.limit_in_bytes", bytes);
     return 0;
 }
@@ -253,14 +252,16 @@ static int make_limited(struct bsh__v1 *v, bool v2_cgroup,
     if (home[0] == '\0') {
         bsh__format(reason, sizeof(reason),
                     "no cgroup v1 %s hierarchy is mounted here", controller);
-        return refuse(v, v2_cgroup, controller, reason, why, len);
+        return refuse(v, v2_cgroup, controller, -ENOENT, reason, why, len);
     }
-    if (group_make(g, controller, home, value, v->pooled) < 0 ||
-        set(g->dir, value) < 0) {
+    int err = group_make(g, controller, home, value, v->pooled);
+    if (err == 0)
+        err = set(g->dir, value);
+    if (err < 0) {
         bsh__format(reason, sizeof(reason),
                     "its cgroup v1 hierarchy cannot be used: %s",
-                    strerror(errno));
-        return refuse(v, v2_cgroup, controller, reason, why, len);
+                    strerror(-err));
+        return refuse(v, v2_cgroup, controller, err, reason, why, len);
     }
     return 0;
 }
@@ -270,14 +271,14 @@ int bsh__v1_make(struct bsh__v1 *v, bool v2_cgroup, int64_t memory_bytes,
 {
     pthread_once(&homes_once, find_homes);
     v->pooled = sandboxed;
-    if (memory_bytes > 0 &&
-        make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
-                     set_memory_limit, memory_bytes, why, len) < 0)
-        return -1;
-    if (pids > 0 && make_limited(v, v2_cgroup, &v->pids, "pids", pids_home,
-                                 set_pids_limit, pids, why, len) < 0)
-        return -1;
-    return 0;
+    int err = 0;
+    if (memory_bytes > 0)
+        err = make_limited(v, v2_cgroup, &v->memory, "memory", memory_home,
+                           set_memory_limit, memory_bytes, why, len);
+    if (err == 0 && pids > 0)
+        err = make_limited(v, v2_cgroup, &v->pids, "pids", pids_home,
+                           set_pids_limit, pids, why, len);
+    return err;
 }
 
 void bsh__v1_procs(const struct bsh__v1 *v, int fds[2])

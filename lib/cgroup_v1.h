@@ -43,7 +43,7 @@ void bsh__v1_init(struct bsh__v1 *v);
 bool bsh__v1_available(const char *controller);
 
 /* Makes the run's v1 cgroups for the limits that are > 0 (bytes, and
- * processes) under the v1 cgroups this process is in: 0, or -1 with
+ * processes) under the v1 cgroups this process is in: 0, or -errno with
  * "cannot enforce the ... limit: ..." in `why`, which also says why
  * cgroup v2 could not (`v2_cgroup`: the run has a v2 cgroup, without
  * that controller). */

@@ -131,18 +131,16 @@ void bsh__cgroup_own_child(char *path, size_t size, const char *name)
     snprintf(path, size, "%s/%.63s", bsh__cgroup_own() ? own_path : "", name);
 }
 
-/* Writes `value` to the cgroup's file `file`: 0, or -1 with errno. */
 int bsh__cgroup_write_at(int dir, const char *file, const char *value)
 {
     int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return -errno;
     size_t len = strlen(value);
     ssize_t n = write(fd, value, len);
-    int saved = errno;
+    int err = n < 0 ? -errno : n == (ssize_t)len ? 0 : -EIO;
     close(fd);
-    errno = saved;
-    return n == (ssize_t)len ? 0 : -1;
+    return err;
 }
 
 int bsh__cgroup_pids_at(int dir, int *pids, int max)
@@ -167,20 +165,22 @@ int bsh__cgroup_kill_each(int dir)
     int pids[512], n = bsh__cgroup_pids_at(dir, pids, 512), err = 0;
     for (int i = 0; i < n; i++)
         if (pids[i] > 0 && kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
-            err = errno;
+            err = -errno;
     return err;
 }
 
 /* Reads the values of `n` keys from a "key value" file in one read;
- * missing ones are -1. 0, or -1 when the file cannot be read. */
+ * missing ones are -1. 0, or -errno when the file cannot be read. */
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
                          int64_t *values, int n)
 {
     char text[2048];
     for (int i = 0; i < n; i++)
         values[i] = -1;
-    if (dir < 0 || bsh__read_file(dir, file, text, sizeof(text)) < 0)
-        return -1;
+    ssize_t got =
+        dir < 0 ? -EBADF : bsh__read_file(dir, file, text, sizeof(text));
+    if (got < 0)
+        return (int)got;
     for (char *line = text; line != NULL && *line != '\0';) {
         for (int i = 0; i < n; i++) {
             size_t len = strlen(keys[i]);

@@ -17,15 +17,16 @@ const char *bsh__cgroup_own(void);
 /* The path of `name` in it, into `path`. */
 void bsh__cgroup_own_child(char *path, size_t size, const char *name);
 
-/* By a cgroup directory's fd, v2 or v1: writes `value` to `file` (0, or -1 with
- * errno); the pids in its cgroup.procs; SIGKILL to each of them (0, or the
- * errno of a kill). */
+/* By a cgroup directory's fd, v2 or v1: writes `value` to `file` (0, or
+ * -errno); the pids in its cgroup.procs; SIGKILL to each of them (0, or
+ * -errno of a kill). */
 int bsh__cgroup_write_at(int dir, const char *file, const char *value);
 int bsh__cgroup_pids_at(int dir, int *pids, int max);
 int bsh__cgroup_kill_each(int dir);
 
 /* The numbers after `keys` in the "key value" file `file` of the cgroup
- * directory `dir` (-1 each where none): 0, or -1 when it cannot be read. */
+ * directory `dir` (-1 each where none): 0, or -errno when it cannot be
+ * read. */
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
                          int64_t *values, int n);
 

@@ -355,33 +355,32 @@ static long clone3_into(int cgroup, const char *stack, size_t size,
 #endif
 
 /* The run's cgroup.procs, above stdio so that the child's dup2 calls
- * leave it alone; -1 with errno. */
+ * leave it alone; or -errno. */
 static int open_procs(int cgroup)
 {
-    return bsh__above_stdio(
-        openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC));
+    int fd = openat(cgroup, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : bsh__above_stdio(fd);
 }
 
 /* Starts the child: straight into its cgroup where clone3 can (no
  * migration: it would take the cgroup's global lock, slow), else a plain
- * vfork whose child writes itself into cgroup.procs. The pid, or -1 with
- * errno. */
+ * vfork whose child writes itself into cgroup.procs. The pid, or
+ * -errno. */
 static pid_t start_child(struct child_job *job, int cgroup, char *stack)
 {
     if (cgroup >= 0) {
         long r = clone3_into(cgroup, stack, CHILD_STACK_SIZE, run_child, job);
         if (r >= 0)
             return (pid_t)r;
-        if (r != -ENOSYS && r != -EINVAL && r != -E2BIG) {
-            errno = (int)-r;
-            return -1;
-        }
+        if (r != -ENOSYS && r != -EINVAL && r != -E2BIG)
+            return (pid_t)r;
         job->procs = open_procs(cgroup); /* old kernel, or valgrind */
         if (job->procs < 0)
-            return -1;
+            return job->procs;
     }
-    return clone(run_child, stack + CHILD_STACK_SIZE,
-                 CLONE_VM | CLONE_VFORK | SIGCHLD, job);
+    pid_t pid = clone(run_child, stack + CHILD_STACK_SIZE,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, job);
+    return pid < 0 ? -errno : pid;
 }
 
 int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
@@ -393,13 +392,13 @@ int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
     *in_cwd = false;
     char *stack = malloc(CHILD_STACK_SIZE);
     if (stack == NULL)
-        return ENOMEM;
+        return -ENOMEM;
     sigset_t all, old;
     sigfillset(&all);
     /* No handler of ours may run in the child before its reset. */
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t r = start_child(&job, plan->place->cgroup_dir, stack);
-    int err = r < 0 ? errno : job.err;
+    int err = r < 0 ? r : -job.err;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(stack);
     bsh__close(job.procs);

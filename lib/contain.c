@@ -53,8 +53,9 @@ static int limit_memory_and_pids(struct bsh__contain *c,
         by_v1.pids = l->pids;
         by_v2.pids = 0;
     }
-    if (v2 && bsh__cgroup_set_limits(&c->cgroup, &by_v2, why, len) < 0)
-        return -1;
+    int err = v2 ? bsh__cgroup_set_limits(&c->cgroup, &by_v2, why, len) : 0;
+    if (err < 0)
+        return err;
     if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
         bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids, ask->sandboxed,
                      why, len) < 0) {
@@ -64,10 +65,11 @@ static int limit_memory_and_pids(struct bsh__contain *c,
             by_v1.memory_bytes = l->memory_bytes = 0;
         if (by_v1.pids == d->pids)
             by_v1.pids = l->pids = 0;
-        if ((by_v1.memory_bytes > 0 || by_v1.pids > 0) &&
-            bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids,
-                         ask->sandboxed, why, len) < 0)
-            return -1;
+        if (by_v1.memory_bytes > 0 || by_v1.pids > 0)
+            err = bsh__v1_make(&c->v1, v2, by_v1.memory_bytes, by_v1.pids,
+                               ask->sandboxed, why, len);
+        if (err < 0)
+            return err;
     }
     bsh__v1_procs(&c->v1, place->v1_procs);
     return 0;
@@ -78,12 +80,13 @@ int bsh__contain_make(struct bsh__contain *c,
                       struct bsh__placement *place, char *why, size_t len)
 {
     char detail[BSH_ERROR_MAX - 64];
-    if (ask->mode != BSH_CONTAIN_SESSION &&
-        bsh__cgroup_make(&c->cgroup, ask->cgroup_parent, detail,
-                         sizeof(detail)) < 0 &&
-        ask->mode == BSH_CONTAIN_CGROUP) {
+    int err = ask->mode != BSH_CONTAIN_SESSION
+                  ? bsh__cgroup_make(&c->cgroup, ask->cgroup_parent, detail,
+                                     sizeof(detail))
+                  : 0;
+    if (err < 0 && ask->mode == BSH_CONTAIN_CGROUP) {
         bsh__format(why, len, "cannot contain the run in a cgroup: %s", detail);
-        return -1;
+        return err;
     }
     if (c->cgroup.dir >= 0) {
         if (ask->report) /* a pooled cgroup has run others before */

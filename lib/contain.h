@@ -37,7 +37,7 @@ struct bsh__contain_ask {
 void bsh__contain_init(struct bsh__contain *c);
 
 /* Makes the run's cgroups as `ask` says and says in `place` where the
- * child goes. 0, or -1 with the whole message in `why` ("cannot contain
+ * child goes. 0, or -errno with the whole message in `why` ("cannot contain
  * the run in a cgroup: ...", "cannot enforce the memory limit: ..."). */
 int bsh__contain_make(struct bsh__contain *c,
                       const struct bsh__contain_ask *ask,
@@ -59,8 +59,8 @@ int bsh__contain_pids(const struct bsh__contain *c, bool others, int *pids,
 /* Sends `sig` to every process of the run: with a cgroup, SIGKILL goes
  * through cgroup.kill, which nothing escapes and which needs no
  * permission on each process; the leader's process group gets it too.
- * Returns the errno of the group's signal (EPERM: a process turned into
- * another user), or 0. */
+ * Returns 0, or -errno of the group's signal (-EPERM: a process turned
+ * into another user). */
 int bsh__contain_signal(struct bsh__contain *c, const struct bsh__child *leader,
                         int sig);
 

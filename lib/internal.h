@@ -35,7 +35,7 @@ struct bsh__started {
 };
 
 /* spawn.c: start bash -c -- `command`. On success fills `sp` and returns
- * 0; on failure returns -1 with the kind and reason in `why`. */
+ * 0; on failure returns -errno with the kind and reason in `why`. */
 struct bsh__spawn_error {
     enum bsh_error_kind kind;
     int err; /* the errno of the clone or exec itself, or 0 */
@@ -83,7 +83,7 @@ struct bsh__child_plan {
 
 /* clone.c: starts the plan in a vfork child of our own (clone3 straight
  * into its cgroup where it has one, with its limits and sandbox). Returns
- * 0, or an errno with `*in_cwd` saying whether it was the child's chdir
+ * 0, or -errno with `*in_cwd` saying whether it was the child's chdir
  * that failed (rather than the clone or the exec). */
 int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
                     bool *in_cwd);
@@ -99,13 +99,13 @@ bool bsh__path_within(const char *path, const char *dir);
 /* Reads the small file `path` (relative to `dirfd`, or AT_FDCWD) whole
  * into `buf`, NUL-terminated, cut at `size` - 1 bytes: /proc and cgroup
  * files, which give all they hold in one read: a short read ends it. Its
- * length, or -1 with errno when it cannot be opened or read (`buf` then
- * holds what was read before). */
+ * length, or -errno when it cannot be opened or read (`buf` then holds
+ * what was read before). */
 ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size);
 
 /* Moves an fd of ours that landed on 0, 1 or 2 (the caller had closed its
  * own stdio) above 2, close-on-exec, so that the child's dup2 calls cannot
- * clobber it; -1 with errno stays -1. */
+ * clobber it: the fd, or -errno (a negative `fd` is handed back). */
 int bsh__above_stdio(int fd);
 
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */

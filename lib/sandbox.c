@@ -392,15 +392,13 @@ static int make_tmpdir(struct bsh__sandbox *box, char *const *envp, char *why,
     if (base == NULL || base[0] != '/' || stat(base, &st) < 0 ||
         !S_ISDIR(st.st_mode))
         base = "/tmp"; /* a TMPDIR that is not there gives nothing */
-    box->tmpdir = bsh__tmpdir_make(base);
-    if (box->tmpdir == NULL) {
+    int err = bsh__tmpdir_make(base, &box->tmpdir);
+    if (err < 0)
         bsh__format(why, why_size,
                     "sandbox: cannot make the run's temporary directory in "
                     "'%s': %s",
-                    base, strerror(errno));
-        return -1;
-    }
-    return 0;
+                    base, strerror(-err));
+    return err;
 }
 
 /* The first layer in `mask`, for a message. */

@@ -32,25 +32,26 @@
 #include <termios.h>
 #include <unistd.h>
 
+/* A pipe above stdio: 0, or -errno. */
 static int make_pipe(int fds[2])
 {
     if (pipe2(fds, O_CLOEXEC) < 0)
-        return -1;
+        return -errno;
     fds[0] = bsh__above_stdio(fds[0]);
     fds[1] = bsh__above_stdio(fds[1]);
-    if (fds[0] < 0 || fds[1] < 0) {
+    int err = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
+    if (err < 0) {
         fds[0] = bsh__close(fds[0]);
         fds[1] = bsh__close(fds[1]);
-        return -1;
     }
-    return 0;
+    return err;
 }
 
 /* For fds we have just made: their status flags are known (no O_APPEND
  * and the like), so one F_SETFL does it. */
 static int set_nonblocking(int fd)
 {
-    return fcntl(fd, F_SETFL, O_NONBLOCK);
+    return fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
 }
 
 /* The kind of error an errno stands for, outside the working directory. */
@@ -61,31 +62,35 @@ static enum bsh_error_kind kind_of(int err, enum bsh_error_kind otherwise)
                : otherwise;
 }
 
-static void fail(struct bsh__spawn_error *why, int err,
-                 enum bsh_error_kind otherwise, const char *prefix)
+/* Fills `why` for a failure of ours (-errno `err`) and hands `err` back. */
+static int fail(struct bsh__spawn_error *why, int err,
+                enum bsh_error_kind otherwise, const char *prefix)
 {
-    why->kind = kind_of(err, otherwise);
+    why->kind = kind_of(-err, otherwise);
     why->err = 0;
-    bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(err));
+    bsh__format(why->text, sizeof(why->text), "%s: %s", prefix, strerror(-err));
+    return err;
 }
 
-/* A failed spawn in words: the child says whether its chdir failed. */
-static void explain_failure(int err, bool in_cwd, const char *cwd,
-                            const char *prefix, struct bsh__spawn_error *why)
+/* A failed spawn (-errno `err`) in words: the child says whether its
+ * chdir failed. Hands `err` back. */
+static int explain_failure(int err, bool in_cwd, const char *cwd,
+                           const char *prefix, struct bsh__spawn_error *why)
 {
     if (!in_cwd) {
         fail(why, err, BSH_ERR_SPAWN, prefix);
-        why->err = err; /* the clone or the exec itself */
-        return;
+        why->err = -err; /* the clone or the exec itself */
+        return err;
     }
     why->kind = BSH_ERR_CWD;
-    why->err = err;
+    why->err = -err;
     bsh__format(why->text, sizeof(why->text),
                 "%s: cannot use working directory '%s': %s", prefix, cwd,
-                strerror(err));
+                strerror(-err));
+    return err;
 }
 
-/* Spawns `bash -c command`; returns 0 or an errno, with `*in_cwd` saying
+/* Spawns `bash -c command`; returns 0 or -errno, with `*in_cwd` saying
  * whether the child's chdir failed. */
 static int spawn_bash(const struct bsh__child_plan *io, const char *command,
                       pid_t *pid, bool *in_cwd)
@@ -104,10 +109,12 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
 {
     static const char prefix[] = "failed to spawn bash process";
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
-    int rc = 0;
-    if (make_pipe(out) < 0 || make_pipe(err) < 0 ||
-        (l->stdin_pipe && make_pipe(in) < 0)) {
-        rc = errno;
+    int rc = make_pipe(out);
+    if (rc == 0)
+        rc = make_pipe(err);
+    if (rc == 0 && l->stdin_pipe)
+        rc = make_pipe(in);
+    if (rc < 0) {
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
@@ -116,13 +123,16 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
                                  NULL,        l->envp,  l->place};
     bool in_cwd;
     rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);
-    if (rc != 0) {
+    if (rc < 0) {
         explain_failure(rc, in_cwd, l->cwd, prefix, why);
         goto cleanup;
     }
-    if (set_nonblocking(out[0]) < 0 || set_nonblocking(err[0]) < 0 ||
-        (in[1] >= 0 && set_nonblocking(in[1]) < 0)) {
-        rc = errno; /* cannot happen on a fresh pipe; keep the path honest */
+    rc = set_nonblocking(out[0]);
+    if (rc == 0)
+        rc = set_nonblocking(err[0]);
+    if (rc == 0 && in[1] >= 0)
+        rc = set_nonblocking(in[1]);
+    if (rc < 0) { /* cannot happen on a fresh pipe; keep the path honest */
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         kill(-sp->pid, SIGKILL);
         goto cleanup;
@@ -139,26 +149,30 @@ cleanup:
     bsh__close(out[1]);
     bsh__close(err[0]);
     bsh__close(err[1]);
-    return rc == 0 ? 0 : -1;
+    return rc;
 }
 
 /* Opens a PTY master (close-on-exec, non-blocking) of the launch's size
- * and returns it, with the slave's path in `name`; -1 with errno on
- * failure. */
+ * and returns it, with the slave's path in `name`; or -errno. */
 static int open_master(const struct bsh__launch *l, char *name, size_t len)
 {
     int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (m < 0)
-        return -1;
+        return -errno;
     m = bsh__above_stdio(m);
+    if (m < 0)
+        return m;
     struct winsize ws = {l->rows, l->cols, 0, 0};
-    if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
-        ptsname_r(m, name, len) != 0 || ioctl(m, TIOCSWINSZ, &ws) < 0 ||
-        set_nonblocking(m) < 0) {
-        int saved = errno;
+    int rc = grantpt(m) < 0 || unlockpt(m) < 0 ? -errno : 0;
+    if (rc == 0)
+        rc = -ptsname_r(m, name, len);
+    if (rc == 0 && ioctl(m, TIOCSWINSZ, &ws) < 0)
+        rc = -errno;
+    if (rc == 0)
+        rc = set_nonblocking(m);
+    if (rc < 0) {
         bsh__close(m);
-        errno = saved;
-        return -1;
+        return rc;
     }
     return m;
 }
@@ -173,9 +187,9 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     int typed =
         master >= 0 && l->stdin_pipe ? fcntl(master, F_DUPFD_CLOEXEC, 3) : -1;
     if (master < 0 || (l->stdin_pipe && typed < 0)) {
-        fail(why, errno, BSH_ERR_PTY, "failed to open pty");
+        int err = master < 0 ? master : -errno;
         bsh__close(master);
-        return -1;
+        return fail(why, err, BSH_ERR_PTY, "failed to open pty");
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
@@ -184,7 +198,7 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     bsh__sandbox_allow_file(l->place->sandbox, slave); /* its terminal */
     bool in_cwd;
     int rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);
-    if (rc != 0) {
+    if (rc < 0) {
         explain_failure(rc, in_cwd, l->cwd, "failed to spawn command in pty",
                         why);
         master = bsh__close(master);
@@ -194,5 +208,5 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     sp->err_fd = -1;
     sp->in_fd = typed;
     sp->pty = true;
-    return rc == 0 ? 0 : -1;
+    return rc;
 }

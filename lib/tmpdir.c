@@ -29,20 +29,21 @@
  * and the caller's loop waits meanwhile. What is left after it stays. */
 #define REMOVE_BUDGET_MS 2000
 
-char *bsh__tmpdir_make(const char *base)
+int bsh__tmpdir_make(const char *base, char **made)
 {
     size_t size = strlen(base) + sizeof("/bsh-run-XXXXXX");
     char *path = malloc(size);
+    *made = NULL;
     if (path == NULL)
-        return NULL;
+        return -ENOMEM;
     snprintf(path, size, "%s/bsh-run-XXXXXX", base);
     if (mkdtemp(path) == NULL) { /* mode 0700 */
-        int saved = errno;
+        int err = -errno;
         free(path);
-        errno = saved;
-        return NULL;
+        return err;
     }
-    return path;
+    *made = path;
+    return 0;
 }
 
 /* The directory `name` in `parent`, opened for reading after it was made

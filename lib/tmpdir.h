@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-/* Makes a directory of ours alone (0700) in `base` and returns its path
- * (malloc'd), or NULL with errno. */
-char *bsh__tmpdir_make(const char *base);
+/* Makes a directory of ours alone (0700) in `base`, its path (malloc'd)
+ * in `*made`: 0, or -errno (`*made` NULL). */
+int bsh__tmpdir_make(const char *base, char **made);
 
 /* Removes the directory `path` and everything in it, following no
  * symbolic link, at any depth, whatever modes the run left on it; best

@@ -23,7 +23,7 @@ ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
 {
     int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return -errno;
     size_t len = 0;
     ssize_t n = 0;
     while (len + 1 < size) {
@@ -37,11 +37,10 @@ ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
         if ((size_t)n < want)
             break; /* a kernel file gives all it has in one read */
     }
-    int saved = errno;
+    int err = n < 0 ? -errno : 0;
     close(fd);
     buf[len] = '\0';
-    errno = saved;
-    return n < 0 ? -1 : (ssize_t)len;
+    return err < 0 ? err : (ssize_t)len;
 }
 
 int bsh__above_stdio(int fd)
@@ -49,8 +48,9 @@ int bsh__above_stdio(int fd)
     if (fd < 0 || fd > 2)
         return fd;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int err = high < 0 ? -errno : 0;
     close(fd);
-    return high;
+    return err < 0 ? err : high;
 }
 
 const char *bsh_version(void)

@@ -75,14 +75,16 @@ static void test_tmpdir(void)
     snprintf(outside, sizeof(outside), "%s/outside", base);
     mkdir(outside, 0700);
     put(outside, "keep");
-    char *dir = bsh__tmpdir_make(base);
+    char *dir;
+    bsh__tmpdir_make(base, &dir);
     ok(dir != NULL && strncmp(dir, base, strlen(base)) == 0,
        "the private directory is made in its base");
     struct stat st;
     ok(dir != NULL && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
            (st.st_mode & 0777) == 0700,
        "it is a directory of ours alone (0700)");
-    char *other = bsh__tmpdir_make(base);
+    char *other;
+    bsh__tmpdir_make(base, &other);
     ok(other != NULL && dir != NULL && strcmp(dir, other) != 0,
        "each run gets a directory of its own");
     if (dir == NULL || other == NULL)
@@ -95,7 +97,8 @@ static void test_tmpdir(void)
     char keep[700];
     snprintf(keep, sizeof(keep), "%s/keep", outside);
     ok(exists(keep), "what its links led to outside is untouched");
-    char *moved = bsh__tmpdir_make(base);
+    char *moved;
+    bsh__tmpdir_make(base, &moved);
     if (moved != NULL) { /* the run put a link to outside in its place */
         ok(rmdir(moved) == 0 && symlink(outside, moved) == 0,
            "the directory replaced with a link to outside");
