@@ -48,7 +48,7 @@ int bsh__cgroup_count(const struct bsh__cgroup *cg);
 /* The pids it holds, up to `max`; how many. */
 int bsh__cgroup_pids(const struct bsh__cgroup *cg, int *pids, int max);
 
-/* Kills every process in it (cgroup.kill), if any: 0, or the errno. */
+/* Kills every process in it (cgroup.kill), if any: 0, or -errno. */
 int bsh__cgroup_kill(struct bsh__cgroup *cg);
 
 /* Reads a number from a "key value" file (cpu.stat, memory.events);

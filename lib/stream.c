@@ -547,7 +547,7 @@ static int step_running(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     if (bsh__input_buffered(&s->input) > 0)
         flush_input(s);
-    if (!block && !s->wait.by_pollfds)
+    if (!block) /* the first step after an EAGAIN, or after the start */
         bsh__guess_wake(&s->wait.guess, s->out.fd, s->out.ready);
     for (;;) {
         enum bsh_end_reason why = bsh__ending_due(

@@ -104,6 +104,7 @@ int bsh__waiter_make_wakefd(struct bsh__waiter *w)
         return -errno;
     int err = bsh__pollset_watch(&w->polls, SLOT_WAKE, fd);
     if (err < 0) {
+        bsh__pollset_forget(&w->polls, SLOT_WAKE);
         close(fd);
         return err;
     }

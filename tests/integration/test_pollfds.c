@@ -256,6 +256,33 @@ static void test_many_in_one_poll(void)
         bsh_stream_free(s[i]);
 }
 
+/* The first step reads the outputs at once, whatever the caller's poll
+ * said: output that came before the caller polled is not left for a
+ * second round trip. */
+static void test_first_step_reads(void)
+{
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.command = "echo hi; sleep 5";
+    o.timeout_ms = 20000;
+    struct bsh_stream *s = start(&o);
+    struct pollfd fds[8];
+    int timeout = 0;
+    struct pollfd one;
+    int n = bsh_stream_pollfds(s, fds, 8, &timeout);
+    /* Wait for the output by our own poll of stdout, then say nothing. */
+    one = fds[0];
+    poll(&one, 1, 10000);
+    bsh_stream_polled(s, fds, 0);
+    struct bsh_item item;
+    int rc = bsh_stream_try_next(s, &item);
+    ok(n > 0 && rc == 1 && item.kind == BSH_ITEM_STDOUT,
+       "the first non-blocking step reads what is there");
+    bsh_stream_cancel(s);
+    while (bsh_stream_next(s, &item) == 1)
+        ;
+    bsh_stream_free(s);
+}
+
 int main(void)
 {
     int fds_before = count_fds();
@@ -267,6 +294,7 @@ int main(void)
     test_pty();
     test_cancel_and_error();
     test_many_in_one_poll();
+    test_first_step_reads();
     is_int(count_fds(), fds_before, "no fd left open");
     ok(no_children(), "no child or zombie left");
     return tap_done();
