@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,11 +61,11 @@ static int copy_env(struct bsh_bash *b, const struct bsh_run_opts *o)
         return 0;
     for (size_t i = 0; i < o->env_count; i++)
         if (o->env[i].name == NULL || o->env[i].value == NULL)
-            return -1;
+            return -EINVAL;
     b->env = calloc(o->env_count, sizeof(*b->env));
     b->strings = malloc(env_bytes(o));
     if (b->env == NULL || b->strings == NULL)
-        return -1;
+        return -ENOMEM;
     char *cursor = b->strings;
     for (size_t i = 0; i < o->env_count; i++) {
         b->env[i].name = copy_into(&cursor, o->env[i].name);

@@ -105,13 +105,14 @@ static int open_dir(const struct bsh__cgroup *cg)
     return fd < 0 ? -errno : fd;
 }
 
-/* rmdir of the run's cgroup directory: 0, or -errno. */
+/* rmdir of the run's cgroup directory, with what the run made below it:
+ * 0, or -errno. */
 static int remove_dir(const struct bsh__cgroup *cg)
 {
     char path[PATH_MAX + 64];
     int at;
     const char *name = locate(cg, &at, path, sizeof(path));
-    return unlinkat(at, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+    return bsh__cgroup_rmdir_at(at, name);
 }
 
 /* Empty cgroups of our own cgroup, with no controllers enabled (their
@@ -307,15 +308,19 @@ static int end_left(void *ctx)
 }
 
 /* A run's cgroup may serve the next run when it was made in our own
- * cgroup, was not killed, is empty, and has no controllers (whose state
- * and limits would carry over). The last is read only for a cgroup that
- * is about to go in, not for every cgroup a burst of runs makes. */
+ * cgroup, was not killed, is empty, has no cgroup below it (a run that may
+ * write the cgroup file system can make one), and has no controllers
+ * (whose state and limits would carry over). The last is read only for a
+ * cgroup that is about to go in, not for every cgroup a burst of runs
+ * makes. */
 static bool fit_for_pool(struct bsh__cgroup *cg)
 {
     char controllers[256];
+    struct stat st;
     return cg->poolable && !cg->killed &&
            (cg->emptied ||
             bsh__cgroup_stat(cg, "cgroup.events", "populated") == 0) &&
+           fstat(cg->dir, &st) == 0 && st.st_nlink == 2 &&
            bsh__cgroup_pool_has_room(&pool) &&
            (cg->pool_checked ||
             (read_file(cg, "cgroup.controllers", controllers,

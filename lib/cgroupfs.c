@@ -15,11 +15,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,16 +197,129 @@ int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
     return 0;
 }
 
+/* How deep below a run's cgroup, and how many, the cgroups that it made
+ * are removed at most: a run could make them faster than bsh removes
+ * them, and the graveyard's sweep comes back for what is left. */
+#define PRUNE_DEPTH_MAX   32
+#define PRUNE_ENTRIES_MAX 4096
+
+/* The mount that `name` in `dir` (or `dir` itself: "") lies on; 0 when
+ * the kernel does not say (before Linux 5.8). */
+static uint64_t mount_of(int dir, const char *name)
+{
+    struct statx sx;
+    int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT |
+                (name[0] == '\0' ? AT_EMPTY_PATH : 0);
+    if (statx(dir, name, flags, STATX_MNT_ID, &sx) < 0 ||
+        !(sx.stx_mask & STATX_MNT_ID))
+        return 0;
+    return sx.stx_mnt_id;
+}
+
+static bool is_cgroupfs(int fd)
+{
+    struct statfs sf;
+    return fstatfs(fd, &sf) == 0 && (sf.f_type == CGROUP2_SUPER_MAGIC ||
+                                     sf.f_type == CGROUP_SUPER_MAGIC);
+}
+
+/* Kills what is in the cgroup `dir` (its subtree, in v2; else each). */
+static void kill_all_at(int dir)
+{
+    if (bsh__cgroup_write_at(dir, "cgroup.kill", "1") < 0)
+        bsh__cgroup_kill_each(dir);
+}
+
+/* Removes the cgroups below the cgroup directory `dir` (closed here),
+ * deepest first, killing what is in them when `kill`. Only directories of
+ * the same cgroup mount are entered: a run that may mount (root, no
+ * sandbox) could put anything there. */
+static void prune(int dir, uint64_t mount, bool kill, int depth, int *budget)
+{
+    DIR *d = fdopendir(dir);
+    if (d == NULL) {
+        close(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && *budget > 0) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+            strcmp(e->d_name, "..") == 0)
+            continue;
+        --*budget;
+        int sub = openat(dirfd(d), e->d_name,
+                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            continue;
+        if (mount_of(sub, "") != mount || !is_cgroupfs(sub)) {
+            close(sub); /* a mount point: neither entered nor removed */
+            continue;
+        }
+        if (kill)
+            kill_all_at(sub);
+        if (depth < PRUNE_DEPTH_MAX)
+            prune(sub, mount, kill, depth + 1, budget);
+        else
+            close(sub);
+        unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
+/* The mount of the directory that holds `name` (in `parent`, or an
+ * absolute path): its "..", which leads out of a mount put over `name`. */
+static uint64_t parent_mount(int parent, const char *name)
+{
+    if (parent != AT_FDCWD)
+        return mount_of(parent, "");
+    char up[PATH_MAX + 64];
+    int n = snprintf(up, sizeof(up), "%s/..", name);
+    return n > 0 && (size_t)n < sizeof(up) ? mount_of(AT_FDCWD, up) : 0;
+}
+
+/* rmdir of the cgroup `name`; while it is busy with cgroups below it,
+ * those are removed first (their processes killed when `kill`). */
+static int remove_tree(int parent, const char *name, bool kill)
+{
+    if (unlinkat(parent, name, AT_REMOVEDIR) == 0)
+        return 0;
+    int err = -errno;
+    struct stat st;
+    /* Busy, with cgroups inside (two links: no directory below). A run
+     * that may write the cgroup file system (root, no sandbox) made them. */
+    if (err != -EBUSY || fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        st.st_nlink <= 2)
+        return err;
+    int dir =
+        openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0)
+        return err;
+    uint64_t mount = mount_of(dir, "");
+    if (mount == 0 || mount != parent_mount(parent, name) ||
+        !is_cgroupfs(dir)) {
+        close(dir);
+        return err;
+    }
+    int budget = PRUNE_ENTRIES_MAX;
+    prune(dir, mount, kill, 1, &budget);
+    return unlinkat(parent, name, AT_REMOVEDIR) == 0 ? 0 : -errno;
+}
+
+int bsh__cgroup_rmdir_at(int parent, const char *name)
+{
+    return remove_tree(parent, name, true);
+}
+
 int bsh__cgroup_rmdir(int *parent, const char *name, int wait_ms,
                       int (*end_left)(void *ctx), void *ctx)
 {
     for (int waited = 0;; waited++) {
-        if (unlinkat(*parent, name, AT_REMOVEDIR) == 0 || errno != EBUSY)
+        if (bsh__cgroup_rmdir_at(*parent, name) != -EBUSY)
             return 0;
         int left = end_left(ctx); /* forked before the kill landed */
         if (waited >= wait_ms) {
             /* Still dying (or unkillable): a later sweep removes it. */
-            bsh__graveyard_add_cgroup(*parent, name);
+            bsh__graveyard_add_cgroup(*parent, name, bsh__cgroup_rmdir_at);
             *parent = -1;
             return left;
         }
@@ -228,7 +344,7 @@ void bsh__cgroup_remove_stale(const char *dir)
                        : 0;
         if (pid > 0 && pid <= INT_MAX && *end == '-' &&
             kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-            unlinkat(fd, e->d_name, AT_REMOVEDIR);
+            remove_tree(fd, e->d_name, false); /* its run may live on */
     }
     closedir(d);
 }

@@ -30,6 +30,13 @@ int bsh__cgroup_kill_each(int dir);
 int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
                          int64_t *values, int n);
 
+/* Removes the cgroup `name` in the directory `parent`: 0, or -errno
+ * (-EBUSY while processes are in it). The cgroups below it, which a run
+ * that may write the cgroup file system can make, are killed and removed
+ * first, deepest first, within the same cgroup mount only, and up to a
+ * bound on their number and depth (what is left waits for a later try). */
+int bsh__cgroup_rmdir_at(int parent, const char *name);
+
 /* Removes the cgroup `name` in the directory `*parent`. While it is busy,
  * `end_left(ctx)` kills what is left in it and says how many that was,
  * and the removal is tried again every 1 ms for up to `wait_ms`; then the
@@ -45,7 +52,8 @@ int bsh__cgroup_rmdir(int *parent, const char *name, int wait_ms,
 void bsh__cgroup_home(const char *controller, char *home, size_t size);
 
 /* Removes the empty cgroups named bsh-PID-... in `dir` whose process has
- * died (a run's cgroup left by a process that was killed). */
+ * died (a run's cgroup left by a process that was killed), with what a
+ * run made below them. */
 void bsh__cgroup_remove_stale(const char *dir);
 
 #endif

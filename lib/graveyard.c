@@ -36,6 +36,7 @@ struct grave {
 struct cgroup_grave {
     int parent;
     char name[64];
+    bsh__cgroup_remover remove;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,7 +63,8 @@ void bsh__graveyard_add(pid_t pid, int pidfd)
     pthread_mutex_unlock(&lock);
 }
 
-void bsh__graveyard_add_cgroup(int parent, const char *name)
+void bsh__graveyard_add_cgroup(int parent, const char *name,
+                               bsh__cgroup_remover remove)
 {
     pthread_mutex_lock(&lock);
     if (cgroup_count == cgroup_capacity) {
@@ -76,6 +78,7 @@ void bsh__graveyard_add_cgroup(int parent, const char *name)
     if (cgroup_count < cgroup_capacity) {
         struct cgroup_grave *g = &cgroups[cgroup_count++];
         g->parent = parent;
+        g->remove = remove;
         snprintf(g->name, sizeof(g->name), "%s", name);
     } else {
         close(parent); /* out of memory: the empty cgroup stays */
@@ -108,7 +111,7 @@ void bsh__graveyard_sweep(void)
     }
     for (size_t i = 0; i < cgroup_count;) {
         struct cgroup_grave *g = &cgroups[i];
-        if (unlinkat(g->parent, g->name, AT_REMOVEDIR) == 0 || errno != EBUSY) {
+        if (g->remove(g->parent, g->name) != -EBUSY) {
             close(g->parent);
             *g = cgroups[--cgroup_count];
         } else {

@@ -136,8 +136,8 @@ static bool temporary_place(const char *real, const struct bsh__place *dir,
     return false;
 }
 
-/* One place: -1 with `why` when it may not be writable; a missing one
- * passes (it gives nothing). */
+/* One place: -EPERM with `why` when it may not be writable; a missing
+ * one passes (it gives nothing). */
 static int check(const struct bsh__place *p, const char *home,
                  const char *env_home, char *why, size_t why_size)
 {
@@ -147,7 +147,7 @@ static int check(const struct bsh__place *p, const char *home,
     if (reason != NULL)
         bsh__format(why, why_size, "sandbox: cannot make %s '%s' writable: %s",
                     p->what, p->path, reason);
-    return reason != NULL ? -1 : 0;
+    return reason != NULL ? -EPERM : 0;
 }
 
 int bsh__places_check(const struct bsh__place *dir,
@@ -170,7 +170,7 @@ int bsh__places_check(const struct bsh__place *dir,
                     "outside /tmp, /var/tmp, /dev/shm, the working directory "
                     "and the directories made writable",
                     tmp->path);
-        rc = -1;
+        rc = -EPERM;
     }
     free(env_real);
     return rc;

@@ -146,7 +146,7 @@ static int add_fd(int ruleset, int fd, uint64_t rights)
     struct ll_path_beneath pb = {rights, fd};
     return syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb,
                    0) < 0
-               ? -1
+               ? -errno
                : 0;
 }
 
@@ -154,15 +154,13 @@ static int add_path(int ruleset, const char *path, uint64_t rights)
 {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return -errno;
     int rc = add_fd(ruleset, fd, rights);
-    int saved = errno;
     close(fd);
-    errno = saved;
     return rc;
 }
 
-/* The Landlock ruleset, empty; -1 with `why` set. */
+/* The Landlock ruleset, empty; or -errno with `why` set. */
 static int create_ruleset(struct bsh__sandbox *box,
                           const struct bsh_sandbox *sb, int abi, char *why,
                           size_t why_size)
@@ -179,35 +177,33 @@ static int create_ruleset(struct bsh__sandbox *box,
         attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
     }
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-    if (rs >= 0 && rs < 3) { /* the child's stdio would cover it */
-        int high = fcntl(rs, F_DUPFD_CLOEXEC, 3);
-        close(rs);
-        rs = high;
+    /* Above stdio: the child's dup2 calls would cover it. */
+    rs = rs < 0 ? -errno : bsh__above_stdio(rs);
+    if (rs < 0) {
+        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(-rs));
+        return rs;
     }
     box->ruleset_fd = rs;
-    if (rs < 0) {
-        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
-        return -1;
-    }
     return 0;
 }
 
 /* Grants `rights` on place `p` (when it exists) and tells the supervisor:
- * 0, or -1 with errno when Landlock refused the rule. */
+ * 0, or -errno when Landlock refused the rule. */
 static int grant(struct bsh__sandbox *box, const struct bsh__place *p,
                  uint64_t rights)
 {
     if (p->fd < 0)
         return 0;
-    if (add_fd(box->ruleset_fd, p->fd, rights) < 0)
-        return -1;
+    int err = add_fd(box->ruleset_fd, p->fd, rights);
+    if (err < 0)
+        return err;
     bsh__supervisor_allow(&box->sup, p->real);
     return 0;
 }
 
 /* The writable places: the working directory `dir`, /tmp, TMPDIR and the
  * --sandbox-write directories, each opened once, checked, and granted
- * from that one open. -1 with `why` set. */
+ * from that one open. 0, or -errno with `why` set. */
 static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         uint64_t write, const char *dir, char *const *envp,
                         char *why, size_t why_size)
@@ -217,7 +213,7 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     struct bsh__place *writes = calloc(sb->write_count + 1, sizeof(*writes));
     if (writes == NULL) {
         bsh__format(why, why_size, "sandbox: out of memory");
-        return -1;
+        return -ENOMEM;
     }
     bsh__place_open(&here, "the working directory", dir);
     bsh__place_open(&tmp, "TMPDIR",
@@ -229,7 +225,7 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         if (writes[i].fd < 0 && rc == 0) {
             bsh__format(why, why_size, "sandbox: cannot open '%s': %s",
                         sb->write_dirs[i], strerror(writes[i].err));
-            rc = -1;
+            rc = -writes[i].err;
         }
     }
     if (rc == 0)
@@ -240,11 +236,9 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         grant(box, &slash_tmp, write);
         grant(box, &tmp, write);
         for (size_t i = 0; i < sb->write_count && rc == 0; i++)
-            if (grant(box, &writes[i], write) < 0) {
+            if ((rc = grant(box, &writes[i], write)) < 0)
                 bsh__format(why, why_size, "sandbox: cannot grant '%s': %s",
-                            sb->write_dirs[i], strerror(errno));
-                rc = -1;
-            }
+                            sb->write_dirs[i], strerror(-rc));
     }
     bsh__place_close(&here);
     bsh__place_close(&tmp);
@@ -255,13 +249,14 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     return rc;
 }
 
-/* The Landlock ruleset of the run; -1 with `why` set. */
+/* The Landlock ruleset of the run; 0, or -errno with `why` set. */
 static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         int abi, const char *cwd, char *const *envp, char *why,
                         size_t why_size)
 {
-    if (create_ruleset(box, sb, abi, why, why_size) < 0)
-        return -1;
+    int err = create_ruleset(box, sb, abi, why, why_size);
+    if (err < 0)
+        return err;
     int rs = box->ruleset_fd;
     uint64_t fs = fs_rights(abi);
     /* No device ioctl outside: another terminal of the user could be
@@ -272,11 +267,11 @@ static int make_ruleset(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     uint64_t write = fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
     char here[4096];
     const char *dir = cwd != NULL ? cwd : getcwd(here, sizeof(here));
-    if (grant_places(box, sb, write, dir, envp, why, why_size) < 0)
-        return -1;
-    if (add_path(rs, "/", read) < 0) {
-        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(errno));
-        return -1;
+    if ((err = grant_places(box, sb, write, dir, envp, why, why_size)) < 0)
+        return err;
+    if ((err = add_path(rs, "/", read)) < 0) {
+        bsh__format(why, why_size, "sandbox: landlock_fs: %s", strerror(-err));
+        return err;
     }
     /* Not /dev/tty: a run that leaves its session (setsid) and opens a
      * terminal that has none (a console, a serial line, a test's pty)
@@ -360,24 +355,25 @@ static void plan_capabilities(struct bsh__sandbox *box)
     box->drop = root ? known_capabilities() & ~CAPS_KEPT : 0;
 }
 
-/* The sockets from outside that the user lets the run reach. */
+/* The sockets from outside that the user lets the run reach: 0, or
+ * -errno with `why` set. */
 static int name_sockets(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
                         char *why, size_t why_size)
 {
     for (size_t i = 0; i < sb->socket_count; i++) {
         struct stat st;
         const char *path = sb->sockets[i];
-        const char *wrong = stat(path, &st) < 0     ? strerror(errno)
-                            : !S_ISSOCK(st.st_mode) ? "not a socket"
-                                                    : NULL;
-        if (wrong != NULL) {
-            bsh__format(why, why_size, "sandbox: socket '%s': %s", path, wrong);
-            return -1;
-        }
-        if (!bsh__socket_reach_name(&box->sup.reach, &st)) {
+        int err = stat(path, &st) < 0 ? -errno
+                  : !S_ISSOCK(st.st_mode)
+                      ? -ENOTSOCK
+                      : bsh__socket_reach_name(&box->sup.reach, &st);
+        if (err == -ENOMEM)
             bsh__format(why, why_size, "sandbox: out of memory");
-            return -1;
-        }
+        else if (err < 0)
+            bsh__format(why, why_size, "sandbox: socket '%s': %s", path,
+                        err == -ENOTSOCK ? "not a socket" : strerror(-err));
+        if (err < 0)
+            return err;
     }
     return 0;
 }
@@ -447,15 +443,18 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     box->report = (struct bsh_sandbox_report){sb->mode, abi, 0, missing, off};
     if (box->strict && missing != 0) {
         why_missing(missing, abi, why, why_size);
-        return -1;
+        return -EOPNOTSUPP;
     }
     /* Best effort still uses what an older Landlock has. */
-    if (abi >= 1 && make_ruleset(box, sb, abi, cwd, envp, why, why_size) < 0)
-        return -1;
+    int err =
+        abi >= 1 ? make_ruleset(box, sb, abi, cwd, envp, why, why_size) : 0;
+    if (err < 0)
+        return err;
     if ((planned & BSH_LAYER_SECCOMP) &&
-        bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size) < 0) {
+        (err = bsh__seccomp_build(sb->allow_net, &box->prog, why, why_size)) <
+            0) {
         if (box->strict)
-            return -1;
+            return err;
         planned &= ~(unsigned)BSH_LAYER_SECCOMP; /* best effort: without it */
         box->report.missing |= BSH_LAYER_SECCOMP;
         box->prog.len = 0;
@@ -463,12 +462,13 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     if ((planned & BSH_LAYER_SECCOMP) &&
         socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, box->notify_sock) <
             0) {
-        bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(errno));
-        return -1;
+        err = -errno;
+        bsh__format(why, why_size, "sandbox: seccomp: %s", strerror(-err));
+        return err;
     }
-    if (name_sockets(box, sb, why, why_size) < 0 ||
-        make_tmpdir(box, envp, why, why_size) < 0)
-        return -1;
+    if ((err = name_sockets(box, sb, why, why_size)) < 0 ||
+        (err = make_tmpdir(box, envp, why, why_size)) < 0)
+        return err;
     plan_capabilities(box);
     box->planned = planned;
     return 0;

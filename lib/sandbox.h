@@ -40,7 +40,7 @@ struct bsh__sandbox {
 };
 
 /* Prepares the sandbox `sb` for a run in `cwd` (NULL: ours) with the
- * environment `envp` (NULL: ours). 0, or -1 with the reason in `why`: a
+ * environment `envp` (NULL: ours). 0, or -errno with the reason in `why`: a
  * layer that strict mode cannot have here, a --sandbox-write directory
  * that cannot be opened, or no memory. */
 int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
@@ -65,7 +65,7 @@ void bsh__place_close(struct bsh__place *p);
  * `count` places `writes` may be writable: none may be /, a system
  * directory, one that holds the home directory (from the user database or
  * the run's HOME), and TMPDIR must lie in /tmp, /var/tmp, /dev/shm, `dir`
- * or one of `writes`. 0, or -1 with the reason in `why`. */
+ * or one of `writes`. 0, or -EPERM with the reason in `why`. */
 int bsh__places_check(const struct bsh__place *dir,
                       const struct bsh__place *tmp,
                       const struct bsh__place *writes, size_t count,
@@ -86,8 +86,8 @@ void bsh__sandbox_release(struct bsh__sandbox *box);
 void bsh__sandbox_settle(struct bsh__sandbox *box);
 
 /* The seccomp filter into `prog`, built once per process and kept (the
- * caller must not free it); -1 when libseccomp cannot (the reason in
- * `why`). */
+ * caller must not free it): 0, or -errno when libseccomp cannot (the
+ * reason in `why`). */
 int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
                        size_t why_size);
 

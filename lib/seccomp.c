@@ -96,25 +96,31 @@ static const unsigned long clone_ns[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Every function that adds rules returns 0 or -errno, as libseccomp's
+ * own calls do. */
+
 /* `action` for each call in `names` this architecture has. */
 static int add_by_name(scmp_filter_ctx ctx, uint32_t action,
                        const char *const *names, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        int nr = seccomp_syscall_resolve_name(names[i]);
-        if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, action, nr, 0) < 0)
-            return -1;
+        int nr = seccomp_syscall_resolve_name(names[i]), rc;
+        if (nr != __NR_SCMP_ERROR &&
+            (rc = seccomp_rule_add(ctx, action, nr, 0)) < 0)
+            return rc;
     }
     return 0;
 }
 
 static int deny_clone_namespaces(scmp_filter_ctx ctx)
 {
-    for (size_t i = 0; i < COUNT(clone_ns); i++)
-        if (seccomp_rule_add(
-                ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i])) < 0)
-            return -1;
+    for (size_t i = 0; i < COUNT(clone_ns); i++) {
+        int rc = seccomp_rule_add(
+            ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+            SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns[i], clone_ns[i]));
+        if (rc < 0)
+            return rc;
+    }
     /* clone3 takes its flags in memory, out of the filter's sight: ENOSYS
      * sends glibc back to clone. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
@@ -150,25 +156,26 @@ static int supervise_metadata(scmp_filter_ctx ctx)
 {
     const char *const names[] = {"chmod",     "fchmod",  "fchmodat",
                                  "utimensat", "connect", "bind"};
-    if (add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names)) < 0)
-        return -1;
-    if (add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_X86_64) < 0)
-        return -1;
+    int rc = add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names));
+    if (rc == 0)
+        rc = add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_X86_64);
+    if (rc < 0)
+        return rc;
     /* The old time calls (glibc uses utimensat) and extended attributes
      * (which no right covers either): as on a file system without them. */
     const char *const old[] = {"utime", "utimes", "futimesat"};
     const char *const xattr[] = {"setxattr",    "lsetxattr",    "fsetxattr",
                                  "removexattr", "lremovexattr", "fremovexattr"};
-    if (add_by_name(ctx, SCMP_ACT_ERRNO(ENOSYS), old, COUNT(old)) < 0 ||
-        add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr, COUNT(xattr)) < 0)
-        return -1;
+    if ((rc = add_by_name(ctx, SCMP_ACT_ERRNO(ENOSYS), old, COUNT(old))) < 0 ||
+        (rc = add_by_name(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), xattr,
+                          COUNT(xattr))) < 0)
+        return rc;
     /* And their *at forms (Linux 6.13): an ACL is an extended attribute. */
-    return add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "setxattrat",
-                        SETXATTRAT_X86_64) < 0 ||
-                   add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP),
-                                "removexattrat", REMOVEXATTRAT_X86_64) < 0
-               ? -1
-               : 0;
+    if ((rc = add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "setxattrat",
+                           SETXATTRAT_X86_64)) < 0)
+        return rc;
+    return add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "removexattrat",
+                        REMOVEXATTRAT_X86_64);
 }
 
 /* No setuid or setgid file made either: open, openat and creat with
@@ -179,27 +186,32 @@ static int no_setid_files(scmp_filter_ctx ctx)
 {
     const scmp_datum_t bits[] = {S_ISUID, S_ISGID};
     const scmp_datum_t creating[] = {O_CREAT, __O_TMPFILE};
-    for (size_t b = 0; b < COUNT(bits); b++) {
-        for (size_t c = 0; c < COUNT(creating); c++)
-            if (seccomp_rule_add(
-                    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(open), 2,
-                    SCMP_A1(SCMP_CMP_MASKED_EQ, creating[c], creating[c]),
-                    SCMP_A2(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0 ||
-                seccomp_rule_add(
-                    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(openat), 2,
-                    SCMP_A2(SCMP_CMP_MASKED_EQ, creating[c], creating[c]),
-                    SCMP_A3(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0)
-                return -1;
-        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(creat), 1,
-                             SCMP_A1(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) <
-                0 ||
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
-                             SCMP_A1(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) <
-                0 ||
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
-                             SCMP_A2(SCMP_CMP_MASKED_EQ, bits[b], bits[b])) < 0)
-            return -1;
+    const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+    int rc = 0;
+    for (size_t b = 0; b < COUNT(bits) && rc == 0; b++) {
+        const scmp_datum_t bit = bits[b];
+        for (size_t c = 0; c < COUNT(creating) && rc == 0; c++) {
+            const scmp_datum_t how = creating[c];
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(open), 2,
+                                  SCMP_A1(SCMP_CMP_MASKED_EQ, how, how),
+                                  SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit));
+            if (rc == 0)
+                rc = seccomp_rule_add(ctx, deny, SCMP_SYS(openat), 2,
+                                      SCMP_A2(SCMP_CMP_MASKED_EQ, how, how),
+                                      SCMP_A3(SCMP_CMP_MASKED_EQ, bit, bit));
+        }
+        if (rc == 0)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(creat), 1,
+                                  SCMP_A1(SCMP_CMP_MASKED_EQ, bit, bit));
+        if (rc == 0)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(mknod), 1,
+                                  SCMP_A1(SCMP_CMP_MASKED_EQ, bit, bit));
+        if (rc == 0)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(mknodat), 1,
+                                  SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit));
     }
+    if (rc < 0)
+        return rc;
     return add_new_call(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", OPENAT2_X86_64);
 }
 
@@ -220,22 +232,22 @@ static bool family_allowed(unsigned family, bool allow_net)
 
 static int allow_families(scmp_filter_ctx ctx, int call, bool allow_net)
 {
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
-                         SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT, 0)) < 0)
-        return -1;
-    for (unsigned f = 0; f < FAMILY_LIMIT; f++)
-        if (!family_allowed(f, allow_net) &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
-                             SCMP_A0(SCMP_CMP_EQ, f, 0)) < 0)
-            return -1;
-    return 0;
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
+                              SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT, 0));
+    for (unsigned f = 0; f < FAMILY_LIMIT && rc == 0; f++)
+        if (!family_allowed(f, allow_net))
+            rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1,
+                                  SCMP_A0(SCMP_CMP_EQ, f, 0));
+    return rc;
 }
 
 static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
 {
-    if (allow_families(ctx, SCMP_SYS(socket), allow_net) < 0 ||
-        allow_families(ctx, SCMP_SYS(socketpair), allow_net) < 0)
-        return -1;
+    int rc = allow_families(ctx, SCMP_SYS(socket), allow_net);
+    if (rc == 0)
+        rc = allow_families(ctx, SCMP_SYS(socketpair), allow_net);
+    if (rc < 0)
+        return rc;
     /* Unix sockets of the connected kinds only (stream, seqpacket): a
      * datagram socket sends to any socket file by its path (sendto,
      * sendmsg), out of the filter's sight and the supervisor's reach (the
@@ -247,10 +259,11 @@ static int limit_sockets(scmp_filter_ctx ctx, bool allow_net)
     for (size_t i = 0; i < COUNT(calls); i++)
         for (scmp_datum_t type = 0; type <= 0xf; type++)
             if (type != SOCK_STREAM && type != SOCK_SEQPACKET &&
-                seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 2,
-                                 SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
-                                 SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type)) < 0)
-                return -1;
+                (rc = seccomp_rule_add(
+                     ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 2,
+                     SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0),
+                     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type))) < 0)
+                return rc;
     /* Netlink for routes only: NETLINK_ROUTE is protocol 0. */
     return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
                             SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),
@@ -308,14 +321,16 @@ static const char *const beyond_the_run[] = {
 static int deny_device_nodes(scmp_filter_ctx ctx)
 {
     const scmp_datum_t kinds[] = {S_IFCHR, S_IFBLK};
-    for (size_t i = 0; i < COUNT(kinds); i++)
-        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
-                             SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i])) <
-                0 ||
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
-                             SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i])) < 0)
-            return -1;
-    return 0;
+    int rc = 0;
+    for (size_t i = 0; i < COUNT(kinds) && rc == 0; i++) {
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i]));
+        if (rc == 0)
+            rc = seccomp_rule_add(
+                ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
+                SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, kinds[i]));
+    }
+    return rc;
 }
 
 /* Limits, priorities and CPUs of other processes (prlimit --pid, renice,
@@ -327,33 +342,33 @@ static int own_process_only(scmp_filter_ctx ctx)
     const char *const by_pid[] = {"sched_setaffinity", "sched_setscheduler",
                                   "sched_setparam",    "sched_setattr",
                                   "migrate_pages",     "move_pages"};
-    for (size_t i = 0; i < COUNT(by_pid); i++) {
+    const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+    int rc = 0;
+    for (size_t i = 0; i < COUNT(by_pid) && rc == 0; i++) {
         int nr = seccomp_syscall_resolve_name(by_pid[i]);
-        if (nr != __NR_SCMP_ERROR &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                             SCMP_A0(SCMP_CMP_NE, 0, 0)) < 0)
-            return -1;
+        if (nr != __NR_SCMP_ERROR)
+            rc = seccomp_rule_add(ctx, deny, nr, 1, SCMP_A0(SCMP_CMP_NE, 0, 0));
     }
     /* prlimit64(pid, resource, new, old): reading another's is harmless. */
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 2,
-                         SCMP_A0(SCMP_CMP_NE, 0, 0),
-                         SCMP_A2(SCMP_CMP_NE, 0, 0)) < 0)
-        return -1;
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(prlimit64), 2,
+                              SCMP_A0(SCMP_CMP_NE, 0, 0),
+                              SCMP_A2(SCMP_CMP_NE, 0, 0));
     /* setpriority(which, who): PRIO_PROCESS 0 only (PRIO_USER 0 is every
      * process of the user); ioprio_set(which, who): IOPRIO_WHO_PROCESS 0. */
-    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority),
-                            1, SCMP_A0(SCMP_CMP_NE, 0, 0)) < 0 ||
-                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-                                    SCMP_SYS(setpriority), 1,
-                                    SCMP_A1(SCMP_CMP_NE, 0, 0)) < 0 ||
-                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-                                    SCMP_SYS(ioprio_set), 1,
-                                    SCMP_A0(SCMP_CMP_NE, 1, 0)) < 0 ||
-                   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-                                    SCMP_SYS(ioprio_set), 1,
-                                    SCMP_A1(SCMP_CMP_NE, 0, 0)) < 0
-               ? -1
-               : 0;
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(setpriority), 1,
+                              SCMP_A0(SCMP_CMP_NE, 0, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(setpriority), 1,
+                              SCMP_A1(SCMP_CMP_NE, 0, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(ioprio_set), 1,
+                              SCMP_A0(SCMP_CMP_NE, 1, 0));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(ioprio_set), 1,
+                              SCMP_A1(SCMP_CMP_NE, 0, 0));
+    return rc;
 }
 
 /* File system ioctls that act on the whole file system (freeze, thaw,
@@ -368,13 +383,15 @@ static int limit_fs_ioctls(scmp_filter_ctx ctx)
         FS_IOC_SETFSLABEL, FS_IOC_SHUTDOWN, FS_IOC32_SETFLAGS,
         FS_IOC_FSSETXATTR,
     };
-    for (size_t i = 0; i < COUNT(requests); i++)
-        if (deny_ioctl(ctx, requests[i]) < 0)
-            return -1;
+    int rc = 0;
+    for (size_t i = 0; i < COUNT(requests) && rc == 0; i++)
+        rc = deny_ioctl(ctx, requests[i]);
     /* file_setattr (Linux 6.17) sets the same extended flags by path. */
-    if (add_new_call(ctx, SCMP_ACT_ERRNO(EPERM), "file_setattr",
-                     FILE_SETATTR_X86_64) < 0)
-        return -1;
+    if (rc == 0)
+        rc = add_new_call(ctx, SCMP_ACT_ERRNO(EPERM), "file_setattr",
+                          FILE_SETATTR_X86_64);
+    if (rc < 0)
+        return rc;
     return seccomp_rule_add(
         ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_SETFLAGS));
@@ -385,17 +402,17 @@ static int export(scmp_filter_ctx ctx, struct sock_fprog *prog)
 {
     int fd = memfd_create("bsh-seccomp", MFD_CLOEXEC);
     if (fd < 0)
-        return -1;
-    int rc = -1;
-    off_t size;
-    if (seccomp_export_bpf(ctx, fd) == 0 &&
-        (size = lseek(fd, 0, SEEK_END)) > 0 &&
-        size % (off_t)sizeof(struct sock_filter) == 0 &&
-        (prog->filter = malloc((size_t)size)) != NULL &&
-        pread(fd, prog->filter, (size_t)size, 0) == size) {
+        return -errno;
+    int rc = seccomp_export_bpf(ctx, fd);
+    off_t size = rc == 0 ? lseek(fd, 0, SEEK_END) : 0;
+    if (rc == 0 && (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0))
+        rc = -EIO; /* not a filter: never seen, but never loaded either */
+    if (rc == 0 && (prog->filter = malloc((size_t)size)) == NULL)
+        rc = -ENOMEM;
+    if (rc == 0 && pread(fd, prog->filter, (size_t)size, 0) != size)
+        rc = -EIO;
+    if (rc == 0)
         prog->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
-        rc = 0;
-    }
     close(fd);
     return rc;
 }
@@ -425,7 +442,9 @@ int bsh__seccomp_build(bool allow_net, struct sock_fprog *prog, char *why,
     pthread_once(&built_once[k], allow_net ? build_open : build_closed);
     *prog = built[k];
     if (built_rc[k] < 0)
-        bsh__format(why, why_size, "sandbox: seccomp: cannot build the filter");
+        bsh__format(why, why_size,
+                    "sandbox: seccomp: cannot build the filter: %s",
+                    strerror(-built_rc[k]));
     return built_rc[k];
 }
 
@@ -434,21 +453,37 @@ static int build(bool allow_net, struct sock_fprog *prog)
     prog->filter = NULL;
     prog->len = 0;
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    int rc = -1;
-    /* No new privileges is a layer of its own, set by the child. */
+    if (ctx == NULL)
+        return -ENOMEM;
     /* A binary tree of the calls: a shorter check per call and at load
      * (the kernel's cache emulation); an older libseccomp keeps its list. */
-    if (ctx != NULL)
-        seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-    if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
-        add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), denied, COUNT(denied)) == 0 &&
-        deny_clone_namespaces(ctx) == 0 && deny_ioctl(ctx, TIOCSTI) == 0 &&
-        deny_ioctl(ctx, TIOCLINUX) == 0 && supervise_metadata(ctx) == 0 &&
-        add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), beyond_the_run,
-                    COUNT(beyond_the_run)) == 0 &&
-        deny_device_nodes(ctx) == 0 && no_setid_files(ctx) == 0 &&
-        own_process_only(ctx) == 0 && limit_fs_ioctls(ctx) == 0 &&
-        limit_sockets(ctx, allow_net) == 0)
+    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    /* No new privileges is a layer of its own, set by the child. */
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+    if (rc == 0)
+        rc = add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), denied, COUNT(denied));
+    if (rc == 0)
+        rc = deny_clone_namespaces(ctx);
+    if (rc == 0)
+        rc = deny_ioctl(ctx, TIOCSTI);
+    if (rc == 0)
+        rc = deny_ioctl(ctx, TIOCLINUX);
+    if (rc == 0)
+        rc = supervise_metadata(ctx);
+    if (rc == 0)
+        rc = add_by_name(ctx, SCMP_ACT_ERRNO(EPERM), beyond_the_run,
+                         COUNT(beyond_the_run));
+    if (rc == 0)
+        rc = deny_device_nodes(ctx);
+    if (rc == 0)
+        rc = no_setid_files(ctx);
+    if (rc == 0)
+        rc = own_process_only(ctx);
+    if (rc == 0)
+        rc = limit_fs_ioctls(ctx);
+    if (rc == 0)
+        rc = limit_sockets(ctx, allow_net);
+    if (rc == 0)
         rc = export(ctx, prog);
     seccomp_release(ctx);
     if (rc < 0) {

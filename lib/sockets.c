@@ -53,16 +53,16 @@ static bool same_file(struct bsh__socket_file a, struct bsh__socket_file b)
     return a.dev == b.dev && a.ino == b.ino;
 }
 
-bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st)
+int bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st)
 {
     struct bsh__named_socket *grown =
         realloc(r->named, (r->nnamed + 1) * sizeof(*grown));
     if (grown == NULL)
-        return false;
+        return -ENOMEM;
     r->named = grown;
     r->named[r->nnamed++] =
         (struct bsh__named_socket){bsh__socket_file_of(st), st->st_ctim};
-    return true;
+    return 0;
 }
 
 /* Whether `st` is the named socket `n`, not a later one on its inode. */
@@ -94,7 +94,7 @@ static const struct unix_diag_vfs *vfs_of(const struct nlmsghdr *h)
 /* The answer to question `seq`, read without waiting (the kernel answers
  * before the question's sendto returns); older answers are passed over.
  * 1 with `*file` when the socket is bound to a file, 0 when it is open
- * but bound to none, -1 with errno (ENOENT: it is gone). */
+ * but bound to none, or -errno (-ENOENT: it is gone). */
 static int read_answer(int diag, uint32_t seq, struct bsh__socket_file *file)
 {
     union {
@@ -104,7 +104,7 @@ static int read_answer(int diag, uint32_t seq, struct bsh__socket_file *file)
     for (;;) {
         ssize_t n = recv(diag, &buf, sizeof(buf), MSG_DONTWAIT);
         if (n < 0)
-            return -1;
+            return -errno;
         for (size_t off = 0; off + sizeof(struct nlmsghdr) <= (size_t)n;) {
             const struct nlmsghdr *h = (const void *)(buf.bytes + off);
             if (h->nlmsg_len < sizeof(*h) || off + h->nlmsg_len > (size_t)n)
@@ -113,13 +113,10 @@ static int read_answer(int diag, uint32_t seq, struct bsh__socket_file *file)
             if (h->nlmsg_seq != seq)
                 continue;
             if (h->nlmsg_type == NLMSG_ERROR) {
-                if (h->nlmsg_len < NLMSG_ALIGN(sizeof(*h)) + sizeof(int)) {
-                    errno = EPROTO;
-                    return -1;
-                }
+                if (h->nlmsg_len < NLMSG_ALIGN(sizeof(*h)) + sizeof(int))
+                    return -EPROTO;
                 const struct nlmsgerr *e = NLMSG_DATA(h);
-                errno = e->error != 0 ? -e->error : EPROTO;
-                return -1;
+                return e->error < 0 ? e->error : -EPROTO;
             }
             if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
                 continue;
@@ -141,7 +138,7 @@ static int locate(struct bsh__socket_reach *r, const struct bsh__own_socket *o,
         r->diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
                          NETLINK_SOCK_DIAG);
     if (r->diag < 0)
-        return -1;
+        return -errno;
     struct {
         struct nlmsghdr h;
         struct unix_diag_req q;
@@ -160,7 +157,7 @@ static int locate(struct bsh__socket_reach *r, const struct bsh__own_socket *o,
     struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
     if (sendto(r->diag, &ask, sizeof(ask), 0, (struct sockaddr *)&kernel,
                sizeof(kernel)) < 0)
-        return -1;
+        return -errno;
     return read_answer(r->diag, ask.h.nlmsg_seq, file);
 }
 
@@ -184,11 +181,12 @@ static void lock_bound(void)
     }
 }
 
-/* Whether a failed question says the socket is gone: ENOENT, or ESTALE
- * when its inode now belongs to another socket (the cookie differs). */
-static bool gone(void)
+/* Whether a failed question (-errno `err`) says the socket is gone:
+ * ENOENT, or ESTALE when its inode now belongs to another socket (the
+ * cookie differs). */
+static bool gone(int err)
 {
-    return errno == ENOENT || errno == ESTALE;
+    return err == -ENOENT || err == -ESTALE;
 }
 
 static void forget(size_t i)
@@ -227,7 +225,7 @@ static size_t noted_by(struct bsh__socket_reach *r)
     struct bsh__socket_file file;
     for (size_t i = 0; i < bound.count;)
         if (bound.list[i].run == r->run &&
-            locate(r, &bound.list[i], &file) < 0 && gone()) {
+            gone(locate(r, &bound.list[i], &file))) {
             forget(i);
             n--;
         } else {
@@ -285,7 +283,7 @@ static int bound_to(struct bsh__socket_reach *r, size_t i,
     if (!o->located) {
         int rc = locate(r, o, &o->file);
         if (rc < 0)
-            return gone() ? -1 : 0;
+            return gone(rc) ? -1 : 0;
         if (rc == 0 &&
             mono_ns_until(mono_add_ms(o->noted, BIND_SETTLE_MS)) <= 0)
             return ++o->misses >= MISSES_MAX ? -1 : 0;
@@ -299,10 +297,10 @@ static int bound_to(struct bsh__socket_reach *r, size_t i,
         return 1;
     /* Located earlier: the file could have been removed since and its
      * inode number given to another socket's. */
-    struct bsh__socket_file now;
+    struct bsh__socket_file now = {0, 0};
     int rc = locate(r, o, &now);
     if (rc < 0)
-        return gone() ? -1 : 0;
+        return gone(rc) ? -1 : 0;
     return rc > 0 && same_file(now, want);
 }
 

@@ -67,8 +67,8 @@ void bsh__socket_reach_release(struct bsh__socket_reach *r);
 /* The socket file `st` describes. */
 struct bsh__socket_file bsh__socket_file_of(const struct stat *st);
 
-/* Names a socket file the run may reach; false when out of memory. */
-bool bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st);
+/* Names a socket file the run may reach: 0, or -ENOMEM. */
+int bsh__socket_reach_name(struct bsh__socket_reach *r, const struct stat *st);
 
 /* Notes the socket with inode `sock_ino` and cookie `cookie`, which a
  * process of the run is about to bind, as the run's; one already bound

@@ -131,7 +131,7 @@ static const char *as_the_run(pid_t pid, const char *path, char *buf,
 }
 
 /* The run's file named by (`dirfd`, `path`) opened here with O_PATH, or
- * -1 with errno. A NULL path means `dirfd` itself. */
+ * -errno. A NULL path means `dirfd` itself. */
 static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
 {
     char base[64];
@@ -140,15 +140,16 @@ static int open_target(pid_t pid, int dirfd, const char *path, bool follow)
     else
         snprintf(base, sizeof(base), "/proc/%d/fd/%d", (int)pid, dirfd);
     int b = open(base, O_PATH | O_CLOEXEC);
-    if (b < 0 || path == NULL || path[0] == '\0')
+    if (b < 0)
+        return -errno;
+    if (path == NULL || path[0] == '\0')
         return b;
     char own[PATH_MAX];
     int fd = openat(b, as_the_run(pid, path, own, sizeof(own)),
                     O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-    int saved = errno;
+    int err = fd < 0 ? -errno : 0;
     close(b);
-    errno = saved;
-    return fd;
+    return err < 0 ? err : fd;
 }
 
 /* Whether our fd `fd` really lies in a writable place, by the path its
@@ -165,18 +166,17 @@ static bool fd_in_place(const struct bsh__supervisor *sv, int fd, char self[64])
 }
 
 /* The run's file (see open_target()) when its real path lies in a
- * writable place: the fd, with `self` naming it as /proc/self/fd/N; -1
- * with errno (EACCES outside, as Landlock answers a write there). */
+ * writable place: the fd, with `self` naming it as /proc/self/fd/N; or
+ * -errno (-EACCES outside, as Landlock answers a write there). */
 static int open_in_place(const struct bsh__supervisor *sv, pid_t pid, int dirfd,
                          const char *path, bool follow, char self[64])
 {
     int fd = open_target(pid, dirfd, path, follow);
     if (fd < 0)
-        return -1;
+        return fd;
     if (!fd_in_place(sv, fd, self)) {
         close(fd);
-        errno = EACCES;
-        return -1;
+        return -EACCES;
     }
     return fd;
 }
@@ -223,31 +223,31 @@ static bool parse(const struct seccomp_data *d, struct request *rq)
     }
 }
 
-/* Carries out `rq` if its file lies in a writable place: 0 or an errno. */
+/* Carries out `rq` if its file lies in a writable place: 0 or -errno. */
 static int carry_out(struct bsh__supervisor *sv, pid_t pid,
                      const struct request *rq, const char *path)
 {
     if (rq->chmod && (rq->mode & (S_ISUID | S_ISGID)))
-        return EPERM; /* no setuid or setgid file, anywhere */
+        return -EPERM; /* no setuid or setgid file, anywhere */
     struct timespec times[2];
     if (!rq->chmod && rq->times_addr != 0 &&
         !peek(pid, rq->times_addr, times, sizeof(times)))
-        return EFAULT;
+        return -EFAULT;
     char self[64];
     int fd = open_in_place(sv, pid, rq->dirfd, rq->has_path ? path : NULL,
                            rq->follow, self);
     if (fd < 0)
-        return errno;
+        return fd;
     int err = 0;
     struct stat st;
     if (fstat(fd, &st) < 0)
-        err = EACCES;
+        err = -EACCES;
     else if (S_ISLNK(st.st_mode))
-        err = rq->chmod ? EOPNOTSUPP : 0;
+        err = rq->chmod ? -EOPNOTSUPP : 0;
     else if (rq->chmod ? chmod(self, rq->mode) < 0
                        : utimensat(AT_FDCWD, self,
                                    rq->times_addr != 0 ? times : NULL, 0) < 0)
-        err = errno;
+        err = -errno;
     close(fd);
     return err;
 }
@@ -269,49 +269,48 @@ static pid_t thread_group(pid_t tid)
 
 /* A pidfd of the thread `tid` that made the call (a notification names
  * the thread, not its process): of that thread where the kernel has
- * thread pidfds, else of its thread group, whose fd table threads share. */
+ * thread pidfds, else of its thread group, whose fd table threads share.
+ * The pidfd, or -errno. */
 static int pidfd_of(pid_t tid)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
     if (pidfd >= 0 || errno != EINVAL)
-        return pidfd;
+        return pidfd >= 0 ? pidfd : -errno;
     pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
     if (pidfd >= 0 || errno != EINVAL)
-        return pidfd;
+        return pidfd >= 0 ? pidfd : -errno;
     pid_t tgid = thread_group(tid); /* not a leader, on an older kernel */
-    return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+    if (tgid <= 0)
+        return -ESRCH;
+    pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+    return pidfd >= 0 ? pidfd : -errno;
 }
 
 /* The run's fd `fd` (of the thread `pid` that asked) as an fd of ours on
- * the same open file (pidfd_getfd), or -1 with errno. */
+ * the same open file (pidfd_getfd), or -errno. */
 static int take_fd(pid_t pid, int fd)
 {
     int pidfd = pidfd_of(pid);
     if (pidfd < 0)
-        return -1;
+        return pidfd;
     int sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-    int saved = errno;
+    int err = sock < 0 ? -errno : 0;
     close(pidfd);
-    errno = saved;
-    return sock;
+    return err < 0 ? err : sock;
 }
 
 /* Opens the socket file a Unix address names, when the run may reach it
  * (sockets.h): the fd (connected to through /proc/self/fd, so the path
- * cannot be swapped after the check), or -1 with errno. An abstract
+ * cannot be swapped after the check), or -errno. An abstract
  * address is refused (bsh connecting in the run's stead would pass over
  * the Landlock scope). */
 static int unix_target(struct bsh__supervisor *sv, pid_t pid,
                        const struct sockaddr_un *sun, int len)
 {
-    if (len <= (int)sizeof(sa_family_t) || sun->sun_family != AF_UNIX) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (sun->sun_path[0] == '\0') {
-        errno = EACCES;
-        return -1;
-    }
+    if (len <= (int)sizeof(sa_family_t) || sun->sun_family != AF_UNIX)
+        return -EINVAL;
+    if (sun->sun_path[0] == '\0')
+        return -EACCES;
     char path[sizeof(sun->sun_path) + 1]; /* 108 bytes may lack a NUL */
     memcpy(path, sun->sun_path, sizeof(sun->sun_path));
     path[sizeof(sun->sun_path)] = '\0';
@@ -320,8 +319,7 @@ static int unix_target(struct bsh__supervisor *sv, pid_t pid,
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
         !bsh__socket_reachable(&sv->reach, &st)) {
         close(fd);
-        errno = EACCES; /* as Landlock answers what it does not allow */
-        return -1;
+        return -EACCES; /* as Landlock answers what it does not allow */
     }
     return fd; /* not a socket: the connect says so */
 }
@@ -355,8 +353,8 @@ static bool note_bind(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
 
 /* One connect attempt that does not block: to the opened socket file
  * `target` (>= 0), or to `addr`. `*wait` says that a blocking socket must
- * wait for it (a connect in progress, a listener's full backlog). 0 or an
- * errno. */
+ * wait for it (a connect in progress, a listener's full backlog). 0 or
+ * -errno. */
 static int try_connect(int sock, int target, const void *addr, int len,
                        bool *wait)
 {
@@ -383,7 +381,7 @@ static int try_connect(int sock, int target, const void *addr, int len,
     } else {
         rc = connect(sock, (const struct sockaddr *)addr, (socklen_t)len);
     }
-    int err = rc < 0 ? errno : 0;
+    int err = rc < 0 ? -errno : 0;
     if (blocking)
         fcntl(sock, F_SETFL, flags);
     if (timed)
@@ -391,8 +389,8 @@ static int try_connect(int sock, int target, const void *addr, int len,
                    sizeof(saved_timeout));
     /* EALREADY: the call was restarted (a signal) while an attempt of
      * ours was in progress; the kernel would go on waiting, so do we. */
-    *wait = blocking && (err == EINPROGRESS || err == EALREADY ||
-                         (target >= 0 && err == EAGAIN));
+    *wait = blocking && (err == -EINPROGRESS || err == -EALREADY ||
+                         (target >= 0 && err == -EAGAIN));
     return err;
 }
 
@@ -405,14 +403,14 @@ static bool still_waiting(const struct bsh__supervisor *sv, uint64_t id)
 }
 
 /* connect() of the run, on any socket: made here (see supervise.h). 0 or
- * an errno; `*deferred` when it will be answered later. */
+ * -errno; `*deferred` when it will be answered later. */
 static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
                        const struct seccomp_data *d, bool *deferred)
 {
     *deferred = false;
     int sock = take_fd(pid, (int)d->args[0]);
     if (sock < 0)
-        return errno == EBADF ? EBADF : EACCES;
+        return sock == -EBADF ? -EBADF : -EACCES;
     struct sockaddr_storage addr;
     memset(&addr, 0, sizeof(addr));
     int len = (int)d->args[2]; /* the kernel takes an int */
@@ -421,19 +419,21 @@ static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
     if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
         domain = -1; /* not a socket: connect() says so (ENOTSOCK) */
     if (len < 0 || len > (int)sizeof(addr))
-        err = EINVAL;
+        err = -EINVAL;
     else if (len > 0 && !peek(pid, d->args[1], &addr, (size_t)len))
-        err = EFAULT; /* read once: what is connected to is what was read */
+        err = -EFAULT; /* read once: what is connected to is what was read */
     else if (!sv->allow_net && (domain == AF_INET || domain == AF_INET6))
-        err = EACCES; /* as Landlock answers a TCP connect without it */
+        err = -EACCES; /* as Landlock answers a TCP connect without it */
     else if (domain == AF_UNIX &&
              (target = unix_target(sv, pid, (struct sockaddr_un *)&addr, len)) <
-                 0)
-        err = errno;
+                 0) {
+        err = target;
+        target = -1;
+    }
     /* What was read is the asking process's only while its call still
      * waits (its pid may have been reused since). */
     if (err == 0 && !still_waiting(sv, id))
-        err = ENOENT;
+        err = -ENOENT;
     bool wait = false;
     if (err == 0)
         err = try_connect(sock, target, &addr, len, &wait);
@@ -444,13 +444,14 @@ static int connect_for(struct bsh__supervisor *sv, pid_t pid, uint64_t id,
         return 0;
     }
     if (wait)
-        err = EAGAIN; /* too many waiting at once */
+        err = -EAGAIN; /* too many waiting at once */
     bsh__close(target);
     close(sock);
     return err;
 }
 
-/* Whether pending connect `p` is done, with its outcome in `*err`. */
+/* Whether pending connect `p` is done, with its outcome (0 or -errno) in
+ * `*err`. */
 static bool completed(struct bsh__pending_connect *p, int *err)
 {
     bool wait = false;
@@ -461,9 +462,11 @@ static bool completed(struct bsh__pending_connect *p, int *err)
     struct pollfd pfd = {p->sock, POLLOUT, 0};
     if (poll(&pfd, 1, 0) <= 0)
         return false;
-    socklen_t elen = sizeof(*err);
-    if (getsockopt(p->sock, SOL_SOCKET, SO_ERROR, err, &elen) < 0)
-        *err = errno;
+    int so_error = 0;
+    socklen_t elen = sizeof(so_error);
+    *err = getsockopt(p->sock, SOL_SOCKET, SO_ERROR, &so_error, &elen) < 0
+               ? -errno
+               : -so_error;
     return true;
 }
 
@@ -509,37 +512,37 @@ static bool ask_sizes(struct bsh__supervisor *sv)
 
 /* chattr (FS_IOC_SETFLAGS) of the run, which no Landlock right covers:
  * carried out on the run's own open file, taken with pidfd_getfd, when
- * that file lies in a writable place; the flags are read once. 0 or an
- * errno. */
+ * that file lies in a writable place; the flags are read once. 0 or
+ * -errno. */
 static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
                          uint64_t id, const struct seccomp_data *d)
 {
     int flags, old;
     if ((unsigned int)d->args[1] != (unsigned int)FS_IOC_SETFLAGS)
-        return EPERM;
+        return -EPERM;
     if (!peek(pid, d->args[2], &flags, sizeof(flags)))
-        return EFAULT;
+        return -EFAULT;
     int fd = take_fd(pid, (int)d->args[0]);
     if (fd < 0)
-        return errno == EBADF ? EBADF : EACCES;
+        return fd == -EBADF ? -EBADF : -EACCES;
     char self[64];
     int err = 0;
     if (!still_waiting(sv, id))
-        err = ENOENT;
+        err = -ENOENT;
     else if (!fd_in_place(sv, fd, self))
-        err = EACCES; /* as Landlock answers a write outside */
+        err = -EACCES; /* as Landlock answers a write outside */
     else if (ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
-        err = errno;
+        err = -errno;
     else
-        err = ((flags ^ old) & FLAGS_PRIVILEGED) != 0  ? EPERM
-              : ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? errno
+        err = ((flags ^ old) & FLAGS_PRIVILEGED) != 0  ? -EPERM
+              : ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno
                                                        : 0;
     close(fd);
     return err;
 }
 
-/* The run's call `id` returns -err (0: success), or, with `go_on`, is
- * made by the kernel as the run asked. */
+/* The run's call `id` fails with `err` (-errno; 0: success), or, with
+ * `go_on`, is made by the kernel as the run asked. */
 static void respond(const struct bsh__supervisor *sv, uint64_t id, int err,
                     bool go_on)
 {
@@ -553,7 +556,7 @@ static void respond(const struct bsh__supervisor *sv, uint64_t id, int err,
     if (sv->resp_size > sizeof(buf))
         return; /* a kernel's answer larger than 256 bytes: not yet */
     buf.resp.id = id;
-    buf.resp.error = -err;
+    buf.resp.error = err;
     buf.resp.flags = go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
     ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &buf.resp);
 }
@@ -582,7 +585,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         struct request rq;
         char path[PATH_MAX] = "";
-        int err = EPERM;
+        int err = -EPERM;
         bool deferred = false, go_on = false;
         pid_t pid = (pid_t)req->pid;
         /* The process may have gone and its pid been reused since it
@@ -590,7 +593,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         bool valid =
             ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
         if (!valid)
-            err = ENOENT;
+            err = -ENOENT;
         else if (req->data.nr == SYS_connect)
             err = connect_for(sv, pid, req->id, &req->data, &deferred);
         else if (req->data.nr == SYS_bind)

@@ -47,19 +47,20 @@ int bsh__tmpdir_make(const char *base, char **made)
 }
 
 /* The directory `name` in `parent`, opened for reading after it was made
- * ours (rwx for us); -1 when it is not a directory or cannot be opened. */
+ * ours (rwx for us); or -errno (-ENOTDIR: not a directory). */
 static int open_dir(int parent, const char *name)
 {
     int path =
         openat(parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
     if (path < 0)
-        return -1;
+        return -errno;
     char self[64];
     snprintf(self, sizeof(self), "/proc/self/fd/%d", path);
     chmod(self, S_IRWXU); /* the directory itself: the link is not followed */
     int dir = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int err = dir < 0 ? -errno : 0;
     close(path);
-    return dir;
+    return err < 0 ? err : dir;
 }
 
 static void empty(int top, int dir, int depth, unsigned *moved,

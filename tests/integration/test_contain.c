@@ -11,8 +11,11 @@
 #include "../harness/tap.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -470,6 +473,56 @@ static void test_limits(bool cgroup)
     (void)cgroup;
 }
 
+/* A run that may write the cgroup file system (root, no sandbox) makes
+ * cgroups below its own and moves itself and a background process into
+ * them: at its end they are killed and removed with its cgroup, whether
+ * the end waits for them (a report) or leaves them to a later sweep. */
+static void test_cgroups_made_by_the_run(bool report)
+{
+    /* Where cgroup2 is mounted: beside v1 (hybrid) or alone. */
+    const char *mount = "/sys/fs/cgroup/unified";
+    struct stat st;
+    if (stat(mount, &st) < 0)
+        mount = "/sys/fs/cgroup";
+    char probe[64];
+    snprintf(probe, sizeof(probe), "%s/cgroup.procs", mount);
+    if (geteuid() != 0 || stat(probe, &st) < 0) {
+        skip("a run's own sub-cgroups", "not root, or no cgroup2 here");
+        return;
+    }
+    char command[512];
+    snprintf(command, sizeof(command),
+             "p=%s$(sed -n 's/^0:://p' /proc/self/cgroup); mkdir -p "
+             "$p/sub/deeper && echo $$ > $p/sub/deeper/cgroup.procs && (exec "
+             "-a bsh-made-cgroup sleep 60 &) ; printf %%s $p",
+             mount);
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    o.containment = BSH_CONTAIN_CGROUP;
+    o.report = report;
+    o.command = command;
+    struct result r;
+    run_collect(&o, &r);
+    char path[512] = "";
+    if (r.out_len > 0 && r.out_len < sizeof(path))
+        memcpy(path, r.out, r.out_len);
+    ok(result_exit(&r, 0) && path[0] == '/',
+       "the run made cgroups below its own");
+    result_free(&r);
+    /* Without a report the end does not wait: the next run's sweep, or
+     * the graveyard's, removes what was still dying. */
+    bool gone = false;
+    for (int i = 0; i < 300 && !gone; i++) {
+        run_simple("true", 10000, &r);
+        result_free(&r);
+        gone = stat(path, &st) < 0 && errno == ENOENT;
+        if (!gone)
+            usleep(10000);
+    }
+    ok(gone, "they are removed with the run's cgroup");
+    is_int(survivors("bsh-made-cgroup", false), 0,
+           "and what ran in them was killed");
+}
+
 int main(void)
 {
     int fds = count_fds();
@@ -483,6 +536,10 @@ int main(void)
     test_escapes(BSH_CONTAIN_SESSION, "session");
     test_report_keys(cgroup);
     test_limits(cgroup);
+    if (cgroup) {
+        test_cgroups_made_by_the_run(true);
+        test_cgroups_made_by_the_run(false);
+    }
     is_int(count_fds(), fds, "no fd left behind");
     ok(no_children(), "no child left behind");
     return tap_done();
