@@ -109,14 +109,22 @@ void bsh__graveyard_sweep(void)
             i++;
         }
     }
-    for (size_t i = 0; i < cgroup_count;) {
-        struct cgroup_grave *g = &cgroups[i];
-        if (g->remove(g->parent, g->name) != -EBUSY) {
-            close(g->parent);
-            *g = cgroups[--cgroup_count];
-        } else {
-            i++;
-        }
+    /* The cgroups are taken out and removed without the lock: a removal
+     * may have a tree to walk, and other threads' runs must not wait. */
+    struct cgroup_grave *mine = cgroups;
+    size_t n = cgroup_count;
+    if (n > 0) {
+        cgroups = NULL;
+        cgroup_count = cgroup_capacity = 0;
     }
     pthread_mutex_unlock(&lock);
+    for (size_t i = 0; i < n; i++) {
+        struct cgroup_grave *g = &mine[i];
+        if (g->remove(g->parent, g->name) == -EBUSY)
+            bsh__graveyard_add_cgroup(g->parent, g->name, g->remove);
+        else
+            close(g->parent);
+    }
+    if (n > 0)
+        free(mine);
 }

@@ -19,7 +19,6 @@
 #include "stream.h"
 #include "graveyard.h"
 #include "report.h"
-#include "runstate.h"
 #include "tmpdir.h"
 
 #include <errno.h>

@@ -490,12 +490,14 @@ static void test_cgroups_made_by_the_run(bool report)
         skip("a run's own sub-cgroups", "not root, or no cgroup2 here");
         return;
     }
-    char command[512];
+    char command[512], marker[64];
+    snprintf(marker, sizeof(marker), "bsh-made-cgroup-%d-%d", (int)getpid(),
+             report);
     snprintf(command, sizeof(command),
              "p=%s$(sed -n 's/^0:://p' /proc/self/cgroup); mkdir -p "
              "$p/sub/deeper && echo $$ > $p/sub/deeper/cgroup.procs && (exec "
-             "-a bsh-made-cgroup sleep 60 &) ; printf %%s $p",
-             mount);
+             "-a %s sleep 60 &) ; printf %%s $p",
+             mount, marker);
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.containment = BSH_CONTAIN_CGROUP;
     o.report = report;
@@ -505,8 +507,10 @@ static void test_cgroups_made_by_the_run(bool report)
     char path[512] = "";
     if (r.out_len > 0 && r.out_len < sizeof(path))
         memcpy(path, r.out, r.out_len);
-    ok(result_exit(&r, 0) && path[0] == '/',
-       "the run made cgroups below its own");
+    if (!ok(result_exit(&r, 0) && path[0] == '/',
+            "the run made cgroups below its own"))
+        printf("# stdout '%s', stderr '%.*s', error '%s'\n", path,
+               (int)r.err_len, r.err != NULL ? (char *)r.err : "", r.error);
     result_free(&r);
     /* Without a report the end does not wait: the next run's sweep, or
      * the graveyard's, removes what was still dying. */
@@ -519,8 +523,7 @@ static void test_cgroups_made_by_the_run(bool report)
             usleep(10000);
     }
     ok(gone, "they are removed with the run's cgroup");
-    is_int(survivors("bsh-made-cgroup", false), 0,
-           "and what ran in them was killed");
+    is_int(survivors(marker, false), 0, "and what ran in them was killed");
 }
 
 int main(void)
