@@ -226,12 +226,23 @@ CHILD_CODE static long fd_number(const char *name)
     return fd;
 }
 
-/* Closes every fd above 2: one close_range, or, on kernels before 5.9,
- * each fd that /proc/self/fd lists (as glibc's closefrom does there). Our
- * fds are close-on-exec anyway; this drops the ones the caller leaked. */
-CHILD_CODE static long close_above_stdio(int *err)
+/* Whether `fd` is one of a session run's state fds, which stay open. */
+CHILD_CODE static bool state_fd(long fd, bool keep)
 {
-    long rc = sys(err, SYS_close_range, 3, ~0U, 0, 0);
+    return keep && (fd == BSH_STATE_FD_IN || fd == BSH_STATE_FD_OUT);
+}
+
+/* Closes every fd above 2 but a session run's state fds (`keep`): one
+ * close_range (two around them), or, on kernels before 5.9, each fd that
+ * /proc/self/fd lists (as glibc's closefrom does there). Our fds are
+ * close-on-exec anyway; this drops the ones the caller leaked. */
+CHILD_CODE static long close_above_stdio(int *err, bool keep)
+{
+    long rc =
+        keep ? sys(err, SYS_close_range, 3, BSH_STATE_FD_IN - 1, 0, 0) : 0;
+    if (rc == 0)
+        rc = sys(err, SYS_close_range, keep ? BSH_STATE_FD_OUT + 1 : 3, ~0U, 0,
+                 0);
     if (rc == 0 || *err != ENOSYS)
         return rc;
     *err = 0;
@@ -251,12 +262,28 @@ CHILD_CODE static long close_above_stdio(int *err)
         for (long at = 0; at < n;) {
             const struct dirent64 *e = (const void *)(buf.bytes + at);
             long fd = fd_number(e->d_name);
-            if (fd > 2 && fd != dir)
+            if (fd > 2 && fd != dir && !state_fd(fd, keep))
                 syscall(SYS_close, fd);
             at += e->d_reclen;
         }
     syscall(SYS_close, dir);
     return n;
+}
+
+/* A session run's state fds onto BSH_STATE_FD_IN and _OUT, inheritable.
+ * Through fresh copies first: the parent's fds may have those numbers. */
+CHILD_CODE static long place_state_fds(int *err, const int fds[2])
+{
+    if (fds[0] < 0)
+        return 0;
+    long a = sys(err, SYS_fcntl, fds[0], F_DUPFD, BSH_STATE_FD_OUT + 1, 0);
+    long b =
+        a < 0 ? a
+              : sys(err, SYS_fcntl, fds[1], F_DUPFD, BSH_STATE_FD_OUT + 1, 0);
+    if (b < 0 || sys(err, SYS_dup3, a, BSH_STATE_FD_IN, 0, 0) < 0 ||
+        sys(err, SYS_dup3, b, BSH_STATE_FD_OUT, 0, 0) < 0)
+        return -1;
+    return 0;
 }
 
 /* What the child needs, and where it reports a failure. */
@@ -298,7 +325,8 @@ CHILD_CODE static int run_child(void *arg)
         goto fail;
     if (set_limit(&err, RLIMIT_CPU, p->place->cpu_seconds, 1) < 0 ||
         set_limit(&err, RLIMIT_FSIZE, p->place->fsize_bytes, 0) < 0 ||
-        close_above_stdio(&err) < 0)
+        place_state_fds(&err, p->state_fds) < 0 ||
+        close_above_stdio(&err, p->state_fds[0] >= 0) < 0)
         goto fail;
 
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));

@@ -60,6 +60,7 @@ struct bsh__launch {
     bool stdin_pipe;           /* a writable stdin (sp->in_fd) */
     unsigned short rows, cols; /* the PTY's size */
     const struct bsh__placement *place;
+    int state_fds[2]; /* a session run's (bsh__child_plan); -1: none */
 };
 
 int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
@@ -79,6 +80,9 @@ struct bsh__child_plan {
     char *const *argv;
     char *const *envp;
     const struct bsh__placement *place;
+    /* A session run's state fds, which bash gets as BSH_STATE_FD_IN and
+     * BSH_STATE_FD_OUT; -1: none. */
+    int state_fds[2];
 };
 
 /* clone.c: starts the plan in a vfork child of our own (clone3 straight

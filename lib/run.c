@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "graveyard.h"
 #include "sandbox.h"
+#include "session.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -118,11 +119,33 @@ static bool use_private_tmpdir(const struct bsh_run_opts *o,
     return true;
 }
 
+/* A session run: its command line and environment in place of the
+ * plain ones in `l`, its state fds; false after failing the stream. */
+static bool launch_in_session(struct bsh_stream *s,
+                              const struct bsh_run_opts *o, const char *tmpdir,
+                              struct bsh__launch *l,
+                              struct bsh__session_launch *sl)
+{
+    int rc = bsh__session_run_launch(&s->sess, o, tmpdir, sl);
+    if (rc < 0) {
+        bsh__stream_fail(s, BSH_ERR_RESOURCES,
+                         "failed to start the session's shell: %s",
+                         strerror(-rc));
+        return false;
+    }
+    l->command = sl->command;
+    l->envp = sl->envp;
+    l->state_fds[0] = s->sess.fds[0];
+    l->state_fds[1] = s->sess.fds[1];
+    return true;
+}
+
 static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
 {
     const char *prefix = o->pty ? "failed to spawn command in pty"
                                 : "failed to spawn bash process";
-    size_t len = strlen(o->command);
+    size_t len = strlen(o->command) +
+                 (o->session != NULL ? strlen(bsh__session_prelude) : 0);
     if (len >= BSH_ARG_MAX) {
         bsh__stream_fail(s, BSH_ERR_SPAWN,
                          "%s: command is %zu bytes; the kernel takes at most "
@@ -139,6 +162,16 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         }
     }
     const char *cwd = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
+    if (o->session != NULL) {
+        int rc = bsh__session_run_prepare(&s->sess, o, s, &cwd);
+        if (rc < 0) {
+            free(envp);
+            bsh__stream_fail(s, BSH_ERR_RESOURCES,
+                             "failed to prepare the session's run: %s",
+                             strerror(-rc));
+            return;
+        }
+    }
     struct bsh__started sp = {-1, -1, -1, -1, o->pty};
     struct bsh__spawn_error why;
     struct bsh__placement place = {
@@ -159,7 +192,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
         place.sandbox = &box;
-        if (!use_private_tmpdir(o, &box, &envp)) {
+        if (o->session == NULL && !use_private_tmpdir(o, &box, &envp)) {
             bsh__sandbox_release(&box);
             bsh__stream_fail(s, BSH_ERR_RESOURCES, "%s: out of memory", prefix);
             return;
@@ -172,11 +205,23 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         o->stdin_pipe,
         (unsigned short)(o->pty_rows > 0 ? o->pty_rows : BSH_PTY_ROWS),
         (unsigned short)(o->pty_cols > 0 ? o->pty_cols : BSH_PTY_COLS),
-        &place};
+        &place,
+        {-1, -1}};
+    struct bsh__session_launch sl = {NULL, NULL};
+    if (o->session != NULL &&
+        !launch_in_session(s, o, place.sandbox != NULL ? box.tmpdir : NULL,
+                           &launch, &sl)) {
+        if (place.sandbox != NULL)
+            bsh__sandbox_release(&box);
+        free(envp);
+        return;
+    }
     why.err = 0;
     int rc = o->pty ? bsh__spawn_pty(&launch, &sp, &why)
                     : bsh__spawn_pipes(&launch, &sp, &why);
     free(envp);
+    free(sl.envp);
+    free(sl.command);
     if (place.sandbox != NULL) {
         bsh__sandbox_settle(&box);
         bsh__stream_note_sandbox(s, &box.report);
@@ -253,6 +298,13 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)
         return rc;
+    if (bsh_session_busy(o->session)) {
+        if (err != NULL)
+            bsh__format(err->text_err, sizeof(err->text_err),
+                        "the session is busy: run %d is attached to it",
+                        bsh_stream_pid(o->session->attached));
+        return BSH_EBUSY;
+    }
     struct bsh_stream *s = bsh__stream_new(quiet);
     if (s == NULL)
         return BSH_ENOMEM;

@@ -118,9 +118,12 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
     }
-    struct bsh__child_plan io = {"/dev/null", O_RDONLY, in[0],
-                                 out[1],      err[1],   l->cwd,
-                                 NULL,        l->envp,  l->place};
+    struct bsh__child_plan io = {
+        "/dev/null", O_RDONLY,
+        in[0],       out[1],
+        err[1],      l->cwd,
+        NULL,        l->envp,
+        l->place,    {l->state_fds[0], l->state_fds[1]}};
     bool in_cwd;
     rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);
     if (rc < 0) {
@@ -193,8 +196,9 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */
-    struct bsh__child_plan io = {slave,  O_RDWR, -1,      0,       0,
-                                 l->cwd, NULL,   l->envp, l->place};
+    struct bsh__child_plan io = {
+        slave,  O_RDWR, -1,      0,        0,
+        l->cwd, NULL,   l->envp, l->place, {l->state_fds[0], l->state_fds[1]}};
     bsh__sandbox_allow_file(l->place->sandbox, slave); /* its terminal */
     bool in_cwd;
     int rc = spawn_bash(&io, l->command, &sp->pid, &in_cwd);

@@ -71,6 +71,7 @@ void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
     set_error_v(s, kind, fmt, ap);
     va_end(ap);
     s->phase = PHASE_ERROR;
+    bsh__session_run_end(&s->sess, -1, BSH_END_NONE, BSH_LIMIT_NONE);
     bsh__waiter_wake(&s->wait);
 }
 
@@ -344,6 +345,7 @@ static void finish_report(struct bsh_stream *s, const struct bsh_item *status)
         s->end.reason = BSH_END_LIMIT;
     s->report.reason = s->end.reason;
     s->report.killed = s->end.killed;
+    bsh__session_run_end(&s->sess, 0, s->end.reason, s->report.limit);
     bsh__contain_release_limits(&s->contain);
     int left = bsh__contain_release(&s->contain,
                                     s->want_report ? BSH__GONE_WAIT_MS : 0);
@@ -405,6 +407,8 @@ static int abandon(struct bsh_stream *s)
 static int step_ending(struct bsh_stream *s, struct bsh_item *item, bool block)
 {
     for (;;) {
+        if (s->sess.session != NULL && s->child.pid > 0)
+            bsh__session_run_peek(&s->sess, s->child.pid);
         int r = bsh__child_reap(&s->child);
         if (r == 1) {
             release_all(s);
@@ -783,6 +787,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     bsh__input_init(&s->input);
     bsh__contain_init(&s->contain);
     bsh__supervisor_init(&s->sup);
+    s->sess.fds[0] = s->sess.fds[1] = -1;
     atomic_init(&s->cancelled, 0);
     return s;
 }
@@ -840,6 +845,7 @@ void bsh__stream_own_tmpdir(struct bsh_stream *s, char *tmpdir)
 
 void bsh__stream_time_out_now(struct bsh_stream *s)
 {
+    bsh__session_run_end(&s->sess, 0, BSH_END_TIMEOUT, BSH_LIMIT_NONE);
     abort_run(s);
     s->phase = PHASE_TIMEOUT;
     bsh__waiter_wake(&s->wait);
@@ -850,6 +856,8 @@ void bsh_stream_free(struct bsh_stream *s)
     if (s == NULL)
         return;
     abort_run(s);
+    bsh__session_run_end(&s->sess, -1, BSH_END_NONE, BSH_LIMIT_NONE);
+    bsh__session_run_release(&s->sess);
     release_input(s);
     release_supervisor(s);
     remove_tmpdir(s);

@@ -18,6 +18,7 @@
 #include "input.h"
 #include "internal.h"
 #include "outputs.h"
+#include "session.h"
 #include "supervise.h"
 #include "waiter.h"
 
@@ -60,6 +61,7 @@ struct bsh_stream {
     char error[BSH_ERROR_MAX];
     struct bsh_report report;
     struct bsh_proc_info *diagnosis;
+    struct bsh__session_run sess; /* its session, if it runs in one */
 };
 
 struct bsh_stream *bsh__stream_new(bool quiet);

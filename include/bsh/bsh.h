@@ -53,6 +53,7 @@ enum bsh_status {
     BSH_ENOMEM = -5,  /* out of memory */
     BSH_ECLOSED = -6, /* the run's stdin is closed (by the caller, by the
                          command, or because the run is over) */
+    BSH_EBUSY = -7,   /* the session has a run attached (bsh_session) */
 };
 
 /**
@@ -305,6 +306,10 @@ struct bsh_run_opts {
     int pty_rows, pty_cols;
     /* Confinement of the run's processes; mode BSH_SANDBOX_OFF: none. */
     struct bsh_sandbox sandbox;
+    /* The shell state the run starts from and saves into (see "Sessions"
+     * below); NULL: a fresh `bash -c`. Not borrowed: the run stays
+     * attached to it until it ends or is detached. */
+    struct bsh_session *session;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -620,6 +625,173 @@ BSH_API int bsh_stream_pid(const struct bsh_stream *stream);
  * bsh_run()). NULL is a no-op.
  */
 BSH_API void bsh_stream_free(struct bsh_stream *stream);
+
+/* ------------------------------------------------------------------ */
+/* Sessions: the shell's state, carried from one run to the next       */
+
+/*
+ * A session keeps what a run did to its shell (SPEC 9): the working
+ * directory and OLDPWD, shell variables with their attributes (exported or
+ * not, integer, case, indexed and associative arrays; byte for byte),
+ * functions, aliases (alias expansion is on in a session), the `set -o`
+ * and `shopt` options, and the umask. Each run stays a fresh, contained
+ * `bash -c`: it starts from the session's state and, when bash ends by
+ * itself or by a signal it can catch (a normal end, `exit N`, a `set -e`
+ * failure, SIGTERM, SIGINT, SIGHUP), saves the state it left. A run that
+ * ends without bash saving (SIGKILL at a timeout or a cancel, the memory
+ * limit, `exec` replacing bash) leaves the earlier state.
+ *
+ * Never carried: bash's own dynamic and special variables (BASH, BASH_*,
+ * BASHOPTS, BASHPID, COLUMNS, LINES, COMP_*, DIRSTACK, EPOCHREALTIME,
+ * EPOCHSECONDS, EUID, FUNCNAME, GROUPS, HISTCMD, HOSTNAME, HOSTTYPE,
+ * LINENO, MACHTYPE, OPTARG, OPTIND, OSTYPE, PIPESTATUS, PPID, PWD, RANDOM,
+ * SECONDS, SHELLOPTS, SHLVL, SRANDOM, UID, _), the deny list (ENV,
+ * LD_PRELOAD, LD_AUDIT, PROMPT_COMMAND, PS4 and the BASH_ENV,
+ * BASH_XTRACEFD of the first list), names that start with __bsh_ (the
+ * session's own), the options noexec, onecmd, errexit, nounset, pipefail,
+ * xtrace and verbose, and the read-only shopt options. Not carried at
+ * all: background jobs, traps, open fds, resource limits, positional
+ * parameters and the directory stack.
+ *
+ * The state travels on two fds that only the engine and bash's own code
+ * use, BSH_STATE_FD_IN and BSH_STATE_FD_OUT, never in the output: a
+ * command that closes or writes them loses its state change, nothing
+ * else. Exported variables are restored inside bash, so a value too large
+ * for execve (over 128 KiB) round-trips; programs the run executes then
+ * fail with E2BIG, as in any bash. A run that exits from inside a
+ * function saves that function's local variables as globals (bash shows
+ * only them then).
+ *
+ * A session is not thread-safe: use it from one thread at a time.
+ */
+struct bsh_session;
+
+/** The state's bound: raw bytes of variable names and values (every
+ *  element of an array), function bodies as `declare -f` prints them, and
+ *  alias values. A run that leaves more keeps the earlier state. */
+#define BSH_SESSION_BOUND ((size_t)4 << 20)
+
+/** The fds a session run's bash holds for its state (in, out). */
+#define BSH_STATE_FD_IN  240
+#define BSH_STATE_FD_OUT 241
+
+/** What became of a run's state (bsh_stream_session_state()). */
+enum bsh_session_state {
+    BSH_SESSION_NONE = 0,  /* the run is outside a session */
+    BSH_SESSION_PENDING,   /* attached and still going */
+    BSH_SESSION_SAVED,     /* its end saved the state it left */
+    BSH_SESSION_UNCHANGED, /* nothing saved: bsh_stream_session_note() */
+    BSH_SESSION_DETACHED,  /* detached: its end saves nothing */
+};
+
+/** "pending", "saved", "unchanged", "detached"; NULL for none. */
+BSH_API const char *bsh_session_state_name(enum bsh_session_state state);
+
+/** Why a run saved nothing. */
+enum bsh_unsaved {
+    BSH_UNSAVED_NONE = 0,
+    BSH_UNSAVED_TIMEOUT,    /* SIGKILL at the timeout or idle timeout */
+    BSH_UNSAVED_CANCEL,     /* SIGKILL at a cancel */
+    BSH_UNSAVED_MEMORY,     /* the memory limit */
+    BSH_UNSAVED_OUTPUT,     /* SIGKILL at the output limit */
+    BSH_UNSAVED_EXEC,       /* exec replaced bash */
+    BSH_UNSAVED_TOO_BIG,    /* over BSH_SESSION_BOUND */
+    BSH_UNSAVED_NOT_SAVED,  /* bash ended without saving */
+    BSH_UNSAVED_NOT_READ,   /* what bash saved could not be read */
+    BSH_UNSAVED_NOT_STARTED /* the run failed before bash started */
+};
+
+/** Which names bsh_session_name() lists. */
+enum bsh_session_kind {
+    BSH_SESSION_VARIABLES,
+    BSH_SESSION_FUNCTIONS,
+    BSH_SESSION_ALIASES,
+};
+
+/**
+ * A new session whose runs start in `base_dir` (NULL: the current
+ * directory; made absolute) with the variables of `envp` ("NAME=VALUE",
+ * NULL-terminated; NULL: this process's environment), exported. BSH_OK,
+ * BSH_EINVAL (a NULL `out`, a `base_dir` that is not a directory: errno
+ * says why), BSH_ENOMEM.
+ */
+BSH_API int bsh_session_new(const char *base_dir, char *const *envp,
+                            struct bsh_session **out);
+
+/** Frees the session; a run still attached is detached. NULL: no-op. */
+BSH_API void bsh_session_free(struct bsh_session *session);
+
+/** Back to the state it was made with: its base directory, its
+ *  environment, nothing else. BSH_OK, BSH_EINVAL, BSH_EBUSY (a run is
+ *  attached). */
+BSH_API int bsh_session_reset(struct bsh_session *session);
+
+/** Its base directory and its working directory (physical paths). */
+BSH_API const char *bsh_session_base_dir(const struct bsh_session *session);
+BSH_API const char *bsh_session_cwd(const struct bsh_session *session);
+
+/** How many variables, functions or aliases it holds, and the name at
+ *  `index` (sorted as bash prints them; NULL past the end). */
+BSH_API size_t bsh_session_count(const struct bsh_session *session,
+                                 enum bsh_session_kind kind);
+BSH_API const char *bsh_session_name(const struct bsh_session *session,
+                                     enum bsh_session_kind kind, size_t index);
+
+/** The bytes it holds, as BSH_SESSION_BOUND counts them. */
+BSH_API size_t bsh_session_bytes(const struct bsh_session *session);
+
+/** Whether a run is attached (a new run would get BSH_EBUSY). */
+BSH_API bool bsh_session_busy(const struct bsh_session *session);
+
+/**
+ * Writes the session to `path` atomically (a new file, mode 0600, renamed
+ * over it). BSH_OK, or BSH_EINVAL with `why` (`why_len` bytes) saying
+ * what failed.
+ */
+BSH_API int bsh_session_save(const struct bsh_session *session,
+                             const char *path, char *why, size_t why_len);
+
+/**
+ * Replaces the session's state with what the open file `fd` holds, read
+ * from its start. A session file holds code that bash will run, so it is
+ * refused unless it is a regular file owned by this user that neither
+ * group nor others can write, and holds a bsh session; an empty file (0
+ * bytes) leaves the session as it is (a new session). BSH_OK, BSH_EINVAL
+ * with `why`, BSH_EBUSY; the session is unchanged on error.
+ */
+BSH_API int bsh_session_load_fd(struct bsh_session *session, int fd, char *why,
+                                size_t why_len);
+
+/** As bsh_session_load_fd(), opening `path` (not through a symlink). */
+BSH_API int bsh_session_load(struct bsh_session *session, const char *path,
+                             char *why, size_t why_len);
+
+/** What became of the run's state; BSH_SESSION_NONE outside a session. */
+BSH_API enum bsh_session_state
+bsh_stream_session_state(const struct bsh_stream *stream);
+
+/** Why nothing was saved (BSH_SESSION_UNCHANGED), else BSH_UNSAVED_NONE. */
+BSH_API enum bsh_unsaved
+bsh_stream_session_unsaved(const struct bsh_stream *stream);
+
+/** The reason in words ("killed by SIGKILL at the timeout", "the state is
+ *  N bytes, over the 4 MiB bound", ...), "" when there is none. */
+BSH_API const char *bsh_stream_session_note(const struct bsh_stream *stream);
+
+/** The session's directory when it no longer existed and the run started
+ *  in the base directory instead; NULL otherwise. */
+BSH_API const char *
+bsh_stream_session_missing_dir(const struct bsh_stream *stream);
+
+/** The session's working directory once the run ended (else NULL). */
+BSH_API const char *bsh_stream_session_cwd(const struct bsh_stream *stream);
+
+/**
+ * Detaches a running run from its session: the session is free for the
+ * next run, and this run's end saves nothing (BSH_SESSION_DETACHED).
+ * BSH_OK (also when it was not attached), BSH_EINVAL.
+ */
+BSH_API int bsh_stream_detach_session(struct bsh_stream *stream);
 
 /* ------------------------------------------------------------------ */
 /* The wrapper (the reference's Bash)                                  */

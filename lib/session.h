@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions (SPEC 9): the state a run's shell leaves, kept as records of
+ * bash code that bash printed itself, and the link of one run to its
+ * session. session.c owns the object, session_capture.c reads what a
+ * run's bash saved, session_script.c writes the bash that restores and
+ * saves it, session_file.c stores it, session_run.c ties it to a run.
+ */
+#ifndef BSH_SESSION_H
+#define BSH_SESSION_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One piece of state, as bash code that restores it. */
+enum bsh__rec_kind {
+    REC_UMASK = 'u',     /* name "", text "0022" */
+    REC_OPTION = 'o',    /* name the option, text "shopt -s NAME" etc. */
+    REC_VAR = 'v',       /* name, text the `declare -p` line */
+    REC_FUNC = 'F',      /* name, text the `declare -F` line */
+    REC_FUNCTIONS = 'f', /* name "", text `declare -f` of them all */
+    REC_ALIAS = 'a',     /* name, text the `alias -p` statement */
+};
+
+struct bsh__rec {
+    char kind;
+    char *name;
+    char *text;
+    size_t len; /* of text */
+    size_t raw; /* bytes the bound counts */
+};
+
+struct bsh__state {
+    struct bsh__rec *recs;
+    size_t count, cap;
+    size_t raw; /* sum of the records' */
+};
+
+struct bsh_session {
+    char *base_dir;
+    char *cwd;
+    char **env;               /* its environment, "NAME=VALUE" */
+    struct bsh__state *state; /* never NULL */
+    bool pristine;            /* no run saved yet: the env made `state` */
+    struct bsh_stream *attached;
+};
+
+/* Never carried: bash's own variables, the deny list and ours. */
+bool bsh__never_carried(const char *name, size_t len);
+/* Options not carried (noexec, errexit, ...; the read-only shopts). */
+bool bsh__option_not_carried(const char *name, size_t len);
+
+void bsh__state_free(struct bsh__state *st);
+/* Appends a record (copies name and text); 0 or -ENOMEM. */
+int bsh__state_add(struct bsh__state *st, char kind, const char *name,
+                   size_t name_len, const char *text, size_t len, size_t raw);
+/* The record of `kind` named `name`, or NULL. */
+const struct bsh__rec *bsh__state_find(const struct bsh__state *st, char kind,
+                                       const char *name);
+/* A copy of `st`, or NULL when out of memory. */
+struct bsh__state *bsh__state_copy(const struct bsh__state *st);
+/* The state a session without a saved one starts from: its env. */
+struct bsh__state *bsh__state_from_env(char *const *env);
+
+/* session_capture.c: what the trap wrote (`data`, `len`) as a state, in
+ * `*out`. 0; -EAGAIN when it is incomplete (bash did not finish saving);
+ * -EINVAL when it cannot be read; -ENOMEM. `keep` gets the names the
+ * trap says kept their value from the start (a NULL-separated list
+ * inside `data`'s copy, freed with the state). */
+struct bsh__capture {
+    struct bsh__state *state;
+    char *cwd;  /* the physical directory bash ended in, or NULL */
+    char *keep; /* space-separated names, or NULL */
+};
+int bsh__capture_read(const char *data, size_t len, struct bsh__capture *out);
+void bsh__capture_release(struct bsh__capture *c);
+
+/* session_script.c: the line put before the command, and the script
+ * (malloc'd, `*len`) that restores `st` and arms the save, with `env`
+ * applied after it (`count` variables; NULL values are not allowed). */
+extern const char bsh__session_prelude[];
+char *bsh__session_script(const struct bsh__state *st,
+                          const struct bsh_env_var *env, size_t count,
+                          size_t *len);
+
+/* session_run.c: one run's link to its session. */
+struct bsh__session_run {
+    struct bsh_session *session; /* NULL: outside one, or detached */
+    enum bsh_session_state state;
+    enum bsh_unsaved unsaved;
+    int fds[2];      /* the memfds: the script in, the state out */
+    char *start_dir; /* where bash started (physical) */
+    char *missing;   /* the session's directory, when it was gone */
+    char *end_cwd;   /* the session's directory after the run */
+    char note[96];   /* the reason in words */
+    char comm[16];   /* bash's name when it ended, "" unknown */
+    size_t too_big;  /* the bytes, for BSH_UNSAVED_TOO_BIG */
+    bool used;       /* the run is (was) in a session */
+};
+
+/* Attaches the run (`stream`) to `o->session` and prepares it: the two
+ * memfds and where bash starts (`*cwd`: the call's directory, the
+ * session's, or its base directory when that one is gone). 0 or -errno. */
+int bsh__session_run_prepare(struct bsh__session_run *r,
+                             const struct bsh_run_opts *o,
+                             struct bsh_stream *stream, const char **cwd);
+
+/* What the spawn of a session run takes instead of the plain one's: the
+ * environment of execve and the command line, both malloc'd. */
+struct bsh__session_launch {
+    char **envp;
+    char *command;
+};
+/* Writes the script (the state, the call's variables and TMPDIR) into
+ * the in memfd and fills `out`. 0 or -errno. */
+int bsh__session_run_launch(struct bsh__session_run *r,
+                            const struct bsh_run_opts *o, const char *tmpdir,
+                            struct bsh__session_launch *out);
+/* Notes bash's name before it is reaped, unless it saved (exec). */
+void bsh__session_run_peek(struct bsh__session_run *r, pid_t pid);
+/* The run is over: its wait status (-1: it never started, or was given
+ * up), why it ended and the limit that ended it. */
+void bsh__session_run_end(struct bsh__session_run *r, int status,
+                          enum bsh_end_reason reason, enum bsh_limit limit);
+void bsh__session_run_detach(struct bsh__session_run *r);
+void bsh__session_run_release(struct bsh__session_run *r);
+
+#endif
