@@ -216,6 +216,9 @@ enum opt {
     OPT_SANDBOX_WRITE,
     OPT_SANDBOX_SOCKET,
     OPT_SANDBOX_NET,
+    OPT_SESSION,
+    OPT_NO_SESSIONS,
+    OPT_MAX_SESSIONS,
     OPT_NONE
 };
 
@@ -286,6 +289,13 @@ static const struct opt_spec opt_specs[] = {
      "a call returns a run still going after\nMS ms (default 30000)"},
     {"max-runs", 0, OPT_MAX_RUNS, VALUE_REQUIRED, MCP, "N",
      "runs held at once (default 64)"},
+    {"session", 0, OPT_SESSION, VALUE_REQUIRED, RUN, "FILE",
+     "keep the shell's state (directory, variables,\nfunctions, aliases, "
+     "options) in FILE, from\none run to the next"},
+    {"no-sessions", 0, OPT_NO_SESSIONS, VALUE_NONE, MCP, NULL,
+     "a fresh shell for every call (no state kept)"},
+    {"max-sessions", 0, OPT_MAX_SESSIONS, VALUE_REQUIRED, MCP, "N",
+     "sessions held at once (default 64)"},
     {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
      "one JSON object per line\non stdout"},
     {"keep-logs", 0, OPT_KEEP_LOGS, VALUE_NONE, MCP, NULL,
@@ -446,6 +456,16 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_SANDBOX_NET:
         a->run.sandbox.allow_net = true;
         return 0;
+    case OPT_SESSION:
+        if (value[0] == '\0')
+            return usage_error(a, "run: --session needs a file name");
+        a->session_file = value;
+        return 0;
+    case OPT_NO_SESSIONS:
+        a->no_sessions = true;
+        return 0;
+    case OPT_MAX_SESSIONS:
+        return parse_count(a, "max-sessions", value, &a->max_sessions);
     case OPT_NONE:
         break;
     }
@@ -454,9 +474,9 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
 
 static const char *command_name(enum cli_command c)
 {
-    static const char *const names[] = {"",         "run", "check",
-                                        "patterns", "mcp", "doctor"};
-    return c <= CLI_DOCTOR ? names[c] : "";
+    static const char *const names[] = {"",    "run",    "check",  "patterns",
+                                        "mcp", "doctor", "session"};
+    return c <= CLI_SESSION ? names[c] : "";
 }
 
 /* Applies the option at argv[*i] (advancing past its value, if any).
@@ -530,6 +550,20 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
     return 0;
 }
 
+/* `bsh session show|reset FILE`. */
+static int parse_session(struct cli_args *a, int argc, char **argv)
+{
+    a->command = CLI_SESSION;
+    if (argc < 1 ||
+        (strcmp(argv[0], "show") != 0 && strcmp(argv[0], "reset") != 0))
+        return usage_error(a, "session: expected 'show FILE' or 'reset FILE'");
+    if (argc != 2 || argv[1][0] == '\0')
+        return usage_error(a, "session %s: expected one FILE", argv[0]);
+    a->session_action = argv[0];
+    a->session_file = argv[1];
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_args *a)
 {
     memset(a, 0, sizeof(*a));
@@ -547,6 +581,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
         {"--help", CLI_HELP},       {"-h", CLI_HELP},
         {"help", CLI_HELP},
     };
+    if (strcmp(argv[1], "session") == 0)
+        return parse_session(a, argc - 2, argv + 2);
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(argv[1], words[i].word) == 0) {
             a->command = words[i].command;

@@ -14,6 +14,7 @@ enum cli_command {
     CLI_PATTERNS,
     CLI_MCP,
     CLI_DOCTOR,
+    CLI_SESSION,
     CLI_VERSION,
     CLI_HELP,
 };
@@ -49,6 +50,10 @@ struct cli_args {
     int64_t yield_ms; /* mcp: when a call returns a run still going */
     bool yield_given;
     int max_runs;                /* mcp: runs held at once; 0: the default */
+    const char *session_file;    /* run --session, session show|reset */
+    const char *session_action;  /* session: "show" or "reset" */
+    bool no_sessions;            /* mcp: a fresh shell for every call */
+    int max_sessions;            /* mcp: sessions held; 0: the default */
     const char **sandbox_write;  /* run.sandbox.write_dirs, owned */
     const char **sandbox_socket; /* run.sandbox.sockets, owned */
     char error[512];             /* the usage error, when cli_parse fails */

@@ -29,6 +29,7 @@
 #include "orphans.h"
 #include "output.h"
 #include "process.h"
+#include "session_lock.h"
 #include "signal_read.h"
 #include "sink.h"
 #include "terminal.h"
@@ -56,8 +57,9 @@ struct run_state {
     int caught_signal; /* 0, or the signal that asked us to stop */
     bool ended;        /* the stream has ended (status or error) */
     bool has_deadline;
-    struct timespec deadline; /* at or after the engine's own */
-    bool forwarding;          /* -i: bsh's stdin goes to the command */
+    struct timespec deadline;    /* at or after the engine's own */
+    bool forwarding;             /* -i: bsh's stdin goes to the command */
+    struct bsh_session *session; /* --session FILE's, or NULL */
     struct forward in;
     struct terminal term; /* -p -i on a terminal */
     int child_fd;         /* SIGCHLD's signalfd: orphans are reaped as they
@@ -101,16 +103,47 @@ static void render_report(struct run_state *st, int orphans, int stuck)
     const char *held =
         report_containment(&r, st->args->containment != CLI_CONTAIN_CGROUP);
     char *text = st->args->json ? report_json(&r, held) : report_text(&r, held);
+    const char *state =
+        bsh_session_state_name(bsh_stream_session_state(st->stream));
     char *line = NULL;
+    size_t tl = text != NULL ? strlen(text) : 0;
+    /* session_state closes the report: "saved" or null outside one. */
+    if (text != NULL && st->args->json && tl > 0 && text[tl - 1] == '}')
+        text[tl - 1] = '\0';
     if (text != NULL &&
-        asprintf(&line,
-                 st->args->json ? "{\"report\":%s}\n" : "bsh: report: %s\n",
-                 text) < 0)
+        (st->args->json
+             ? asprintf(&line, "{\"report\":%s,\"session_state\":%s%s%s}}\n",
+                        text, state ? "\"" : "", state ? state : "null",
+                        state ? "\"" : "")
+             : asprintf(&line, "bsh: report: %s, session %s\n", text,
+                        state ? state : "none")) < 0)
         line = NULL;
     if (line != NULL)
         sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));
     free(line);
     free(text);
+}
+
+/* What became of the session's state, on stderr, when it is worth a
+ * line: a directory that was gone, a state not saved. */
+static void render_session(struct run_state *st)
+{
+    char line[1024];
+    const char *missing = bsh_stream_session_missing_dir(st->stream);
+    if (missing != NULL) {
+        snprintf(line, sizeof(line),
+                 "bsh: the session's directory %s no longer exists; the run "
+                 "started in %s\n",
+                 missing, bsh_session_base_dir(st->session));
+        sink_write(&st->err, line, strlen(line));
+    }
+    if (bsh_stream_session_state(st->stream) == BSH_SESSION_UNCHANGED) {
+        snprintf(line, sizeof(line),
+                 "bsh: session state not saved: %s; the session keeps the "
+                 "state it had before this run\n",
+                 bsh_stream_session_note(st->stream));
+        sink_write(&st->err, line, strlen(line));
+    }
 }
 
 static void render(struct run_state *st, const struct bsh_item *item)
@@ -132,6 +165,8 @@ static void render(struct run_state *st, const struct bsh_item *item)
         sink_write(item->kind == BSH_ITEM_STDOUT ? &st->out : &st->err,
                    item->data, item->len);
     }
+    if (item->kind == BSH_ITEM_STATUS && st->session != NULL)
+        render_session(st);
     if (item->kind == BSH_ITEM_STATUS && st->args->report)
         render_report(st, orphans, stuck);
 }
@@ -300,6 +335,7 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
     o.command = a->text;
     o.report = a->report;
     o.stdin_pipe = a->stdin_given;
+    o.session = st->session;
     if (st->term.fd >= 0) { /* the command's terminal starts at our size */
         o.pty_rows = st->term.rows;
         o.pty_cols = st->term.cols;
@@ -367,8 +403,19 @@ int cmd_run(const struct cli_args *a)
             terminal_take(&st.term, 0);
     }
     struct bsh_stream *s = NULL;
+    struct cli_session cs = {NULL, -1, NULL};
+    char why[1024];
+    int rc = 0;
+    if (a->session_file != NULL &&
+        cli_session_open(&cs, a->session_file, a->run.cwd, true, why,
+                         sizeof(why)) < 0) {
+        render_error(&st, why, "session");
+        rc = EXIT_BSH_FAILED;
+    }
+    st.session = cs.session;
     orphans_run_starts();
-    int rc = start_run(&st, &s);
+    if (rc == 0)
+        rc = start_run(&st, &s);
     st.stream = s;
     st.group = bsh_stream_pid(s);
     if (rc == 0) {
@@ -379,6 +426,9 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
+    if (cs.session != NULL &&
+        cli_session_close(&cs, true, why, sizeof(why)) < 0)
+        cli_error(why);
     terminal_restore(&st.term);
     orphans_end(st.group, ORPHANS_MAX_MS, NULL);
     close(sfd);

@@ -21,5 +21,6 @@ int cmd_check(const struct cli_args *a);
 int cmd_patterns(void);
 int cmd_mcp(const struct cli_args *a);
 int cmd_doctor(const struct cli_args *a);
+int cmd_session(const struct cli_args *a);
 
 #endif

@@ -21,6 +21,7 @@ static const char usage[] =
     "  bsh doctor [--json]              what this machine offers for "
     "containment\n"
     "                                   and the sandbox\n"
+    "  bsh session show|reset FILE      what a session file holds; empty it\n"
     "  bsh --version | --help\n"
     "\n"
     "Options of run and mcp (and of the subcommands named):\n";
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
             break;
         case CLI_DOCTOR:
             status = cmd_doctor(&a);
+            break;
+        case CLI_SESSION:
+            status = cmd_session(&a);
             break;
         case CLI_VERSION:
             status = print_text("bsh " BSH_VERSION_STRING "\n");
