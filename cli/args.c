@@ -295,7 +295,8 @@ static const struct opt_spec opt_specs[] = {
     {"no-sessions", 0, OPT_NO_SESSIONS, VALUE_NONE, MCP, NULL,
      "a fresh shell for every call (no state kept)"},
     {"max-sessions", 0, OPT_MAX_SESSIONS, VALUE_REQUIRED, MCP, "N",
-     "sessions held at once (default 64)"},
+     "shell sessions held at once (default 64)"},
+
     {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
      "one JSON object per line\non stdout"},
     {"keep-logs", 0, OPT_KEEP_LOGS, VALUE_NONE, MCP, NULL,

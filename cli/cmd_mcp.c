@@ -47,6 +47,9 @@ int cmd_mcp(const struct cli_args *a)
         .stop_fd = -1,
         .child_fd = -1,
         .keep_logs = a->keep_logs,
+        .no_sessions = a->no_sessions,
+        .max_sessions =
+            a->max_sessions > 0 ? a->max_sessions : MCP_DEFAULT_MAX_SESSIONS,
     };
     if (!a->timeout_given)
         cfg.run.timeout_ms = MCP_DEFAULT_TIMEOUT_MS;

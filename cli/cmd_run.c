@@ -115,8 +115,9 @@ static void render_report(struct run_state *st, int orphans, int stuck)
              ? asprintf(&line, "{\"report\":%s,\"session_state\":%s%s%s}}\n",
                         text, state ? "\"" : "", state ? state : "null",
                         state ? "\"" : "")
-             : asprintf(&line, "bsh: report: %s, session %s\n", text,
-                        state ? state : "none")) < 0)
+             : asprintf(&line, "bsh: report: %s%s%s\n", text,
+                        state ? ", session state " : "", state ? state : "")) <
+            0)
         line = NULL;
     if (line != NULL)
         sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));

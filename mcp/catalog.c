@@ -26,6 +26,18 @@
     "\"sandbox\":{\"type\":[\"object\",\"null\"]}},"                      \
     "\"required\":[\"reason\",\"wall_ms\",\"containment\"]}"
 
+/* One shell session: bash_session's result, an item of bash_list's. */
+#define SESSION_SCHEMA                                                    \
+    "{\"type\":\"object\",\"properties\":{"                               \
+    "\"session\":{\"type\":\"string\"},\"cwd\":{\"type\":\"string\"},"    \
+    "\"base_dir\":{\"type\":\"string\"},"                                 \
+    "\"attached_run\":{\"type\":[\"string\",\"null\"]},"                  \
+    "\"variables\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}," \
+    "\"functions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}," \
+    "\"aliases\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"   \
+    "\"bytes\":{\"type\":\"integer\"}},"                                  \
+    "\"required\":[\"session\",\"cwd\",\"attached_run\",\"bytes\"]}"
+
 /* What bash_run, bash_output, bash_write and bash_kill return. */
 static const char run_result_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -39,6 +51,10 @@ static const char run_result_schema[] =
     "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
     "\"truncated_bytes\":{\"type\":\"integer\",\"minimum\":0},"
     "\"error\":{\"type\":\"string\"},"
+    "\"session\":{\"type\":[\"string\",\"null\"]},"
+    "\"cwd\":{\"type\":[\"string\",\"null\"]},"
+    "\"session_state\":{\"type\":[\"string\",\"null\"],\"enum\":[\"saved\","
+    "\"unchanged\",\"detached\",\"pending\",null]},"
     "\"report\":" REPORT_SCHEMA "},"
     "\"required\":[\"exit_code\",\"signal\",\"timed_out\",\"stdout\","
     "\"stderr\",\"truncated_bytes\"]}";
@@ -54,10 +70,14 @@ static const char list_result_schema[] =
     "\"output_bytes\":{\"type\":\"integer\"},"
     "\"ports\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}},"
     "\"required\":[\"run_id\",\"command\",\"state\",\"elapsed_ms\","
-    "\"output_bytes\",\"ports\"]}}},"
-    "\"required\":[\"runs\"]}";
+    "\"output_bytes\",\"ports\"]}},"
+    "\"sessions\":{\"type\":\"array\",\"items\":" SESSION_SCHEMA "}},"
+    "\"required\":[\"runs\",\"sessions\"]}";
 
-enum arg_type { ARG_STRING, ARG_INTEGER, ARG_BOOLEAN, ARG_SIGNAL };
+/* What bash_session returns. */
+static const char session_result_schema[] = SESSION_SCHEMA;
+
+enum arg_type { ARG_STRING, ARG_INTEGER, ARG_BOOLEAN, ARG_SIGNAL, ARG_OBJECT };
 
 struct arg_def {
     const char *name; /* NULL: past the last */
@@ -88,10 +108,14 @@ static const struct tool_def tools[TOOL_COUNT] = {
         {"bash_run",
          "Run a bash command",
          true,
-         "A command still running after yield_ms (or, in PTY mode, waiting "
-         "for input) is left running as a run whose id the reply gives: "
-         "read it with bash_output, type into it with bash_write, end it "
-         "with bash_kill.",
+         "The shell's state persists from one call to the next, as in one "
+         "terminal: the working directory, variables, functions, aliases and "
+         "options a command leaves hold for the next call in its session; "
+         "background jobs and traps do not. A command still running after "
+         "yield_ms (or, in PTY mode, waiting for input) is left running as a "
+         "run whose id the reply gives, detached from its session: read it "
+         "with bash_output, type into it with bash_write, end it with "
+         "bash_kill.",
          run_result_schema,
          {{"command", ARG_STRING, 0, true, NULL},
           {"timeout_ms", ARG_INTEGER, 0, false, NULL},
@@ -103,7 +127,18 @@ static const struct tool_def tools[TOOL_COUNT] = {
           {"stdin", ARG_BOOLEAN, 0, false,
            "Pipe mode: keep stdin open for bash_write (default: /dev/null). "
            "PTY runs always take input."},
-          {"idle_timeout_ms", ARG_INTEGER, 1, false, NULL}}},
+          {"idle_timeout_ms", ARG_INTEGER, 1, false, NULL},
+          {"session", ARG_STRING, 0, false,
+           "The shell session to run in (1 to 128 bytes); calls without one "
+           "share the server's session \"default\". What a command does to "
+           "its shell (cd, export, functions, aliases, set -o, shopt, "
+           "umask) holds for the next call in the same session."},
+          {"cwd", ARG_STRING, 0, false,
+           "The directory to start this call in (this call only; cd in the "
+           "command persists)."},
+          {"env", ARG_OBJECT, 0, false,
+           "Variables for this call only, names to strings (export in the "
+           "command persists)."}}},
     [TOOL_BASH_OUTPUT] =
         {"bash_output",
          "Read a run's output",
@@ -143,9 +178,22 @@ static const struct tool_def tools[TOOL_COUNT] = {
                         false,
                         "The runs the server holds: id, command, state, "
                         "elapsed milliseconds, bytes of output and the TCP "
-                        "ports it listens on.",
+                        "ports it listens on; and the shell sessions, with "
+                        "their working directory and the run attached.",
                         list_result_schema,
                         {{NULL, ARG_STRING, 0, false, NULL}}},
+    [TOOL_BASH_SESSION] = {"bash_session",
+                           "Show or reset a shell session",
+                           true,
+                           "show: a session's working directory and the names "
+                           "of the variables, functions and aliases it holds "
+                           "(read-only). reset: empty it, back to the server's "
+                           "start directory and environment.",
+                           session_result_schema,
+                           {{"action", ARG_STRING, 0, true,
+                             "\"show\" or \"reset\"."},
+                            {"session", ARG_STRING, 0, false,
+                             "The session (default: \"default\")."}}},
 };
 
 int catalog_find(json_t *name)
@@ -170,6 +218,8 @@ static bool arg_fits(const struct arg_def *a, json_t *v)
         return json_is_boolean(v);
     case ARG_SIGNAL:
         return json_is_string(v) || json_is_integer(v);
+    case ARG_OBJECT:
+        return json_is_object(v);
     }
     return false;
 }
@@ -193,6 +243,10 @@ static void arg_problem(const struct arg_def *a, char *why, size_t size)
         snprintf(why, size,
                  "%s must be a signal name (INT, TERM, KILL...) or a number "
                  "from 1",
+                 a->name);
+        break;
+    case ARG_OBJECT:
+        snprintf(why, size, "%s must be an object of names to strings",
                  a->name);
         break;
     }
@@ -237,10 +291,17 @@ static json_t *arg_schema(const struct arg_def *a, json_t *library_props)
     if (a->type == ARG_SIGNAL)
         json_object_set_new(o, "type",
                             json_pack("[s, s]", "string", "integer"));
+    else if (a->type == ARG_OBJECT)
+        json_object_set_new(o, "type", json_string("object"));
     else
         json_object_set_new(o, "type", json_string(type_names[a->type]));
     if (a->type == ARG_INTEGER)
         json_object_set_new(o, "minimum", json_integer(a->minimum));
+    if (a->type == ARG_OBJECT)
+        json_object_set_new(o, "additionalProperties",
+                            json_pack("{s:s}", "type", "string"));
+    if (a->type == ARG_STRING && strcmp(a->name, "action") == 0)
+        json_object_set_new(o, "enum", json_pack("[s, s]", "show", "reset"));
     const char *text =
         a->description != NULL
             ? a->description

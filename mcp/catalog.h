@@ -20,11 +20,12 @@ enum tool_id {
     TOOL_BASH_WRITE,
     TOOL_BASH_KILL,
     TOOL_BASH_LIST,
+    TOOL_BASH_SESSION,
     TOOL_COUNT
 };
 
 /* The most arguments a tool takes. */
-#define TOOL_ARGS_MAX 8
+#define TOOL_ARGS_MAX 12
 
 /* A call's arguments, checked against its tool's table. */
 struct tool_args {

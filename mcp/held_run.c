@@ -3,6 +3,7 @@
 #include "agent_env.h"
 #include "mono.h"
 #include "orphans.h"
+#include "sessions.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,28 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     o.idle_timeout_ms = rq->idle_ms;
     o.report = true;
     o.stdin_pipe = cfg->run.pty || rq->input != NULL || rq->keep_stdin;
+    if (rq->session != NULL) { /* the server's -C made its base directory */
+        o.session = rq->session->state;
+        o.cwd = NULL;
+    }
+    if (rq->cwd != NULL)
+        o.cwd = rq->cwd;
+    /* The server's variables, then the call's (later ones win). */
+    size_t base = o.env != NULL ? o.env_count : 0;
+    struct bsh_env_var *vars = calloc(base + rq->env_count + 1, sizeof(*vars));
+    if (vars == NULL) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    if (base > 0)
+        memcpy(vars, o.env, base * sizeof(*vars));
+    if (rq->env_count > 0)
+        memcpy(vars + base, rq->env, rq->env_count * sizeof(*vars));
+    o.env = vars;
+    o.env_count = base + rq->env_count;
     struct bsh_env_var *env = cfg->agent_env ? agent_env_apply(&o) : NULL;
     if (cfg->agent_env && env == NULL) {
+        free(vars);
         snprintf(why, why_size, "out of memory");
         return NULL;
     }
@@ -31,6 +52,7 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     struct bsh_error err;
     int rc = bsh_run(&o, &s, &err);
     free(env);
+    free(vars);
     if (rc != BSH_OK)
         snprintf(why, why_size, "%s",
                  rc == BSH_EGUARD ? err.text_err
@@ -56,6 +78,7 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
         return NULL;
     }
     snprintf(r->id, sizeof(r->id), "r%u", number);
+    r->session = rq->session;
     r->pty = cfg->run.pty;
     r->subreaper = cfg->subreaper;
     r->has_stdin = cfg->run.pty || rq->input != NULL || rq->keep_stdin;

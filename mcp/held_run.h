@@ -12,6 +12,8 @@
 #include "capture.h"
 #include "mcp.h"
 
+struct mcp_session;
+
 #include <stdint.h>
 
 /* How often a quiet PTY run's terminal is looked at for an input wait. */
@@ -37,7 +39,11 @@ struct run_request {
     int64_t timeout_ms, idle_ms;
     const char *input; /* NULL: none; written, then stdin closed */
     size_t input_len;
-    bool keep_stdin; /* pipe mode: a stdin for bash_write */
+    bool keep_stdin;               /* pipe mode: a stdin for bash_write */
+    struct mcp_session *session;   /* NULL: a fresh shell (--no-sessions) */
+    const char *cwd;               /* this run's alone; NULL: the session's */
+    const struct bsh_env_var *env; /* this run's alone */
+    size_t env_count;
 };
 
 struct mcp_run {
@@ -64,7 +70,10 @@ struct mcp_run {
                                most RUN_UNSENT_MAX, or one whole write */
     size_t unsent_off, unsent_len;
     bool close_after_unsent;
-    int poll_first, poll_count; /* its fds in the server's poll array */
+    int poll_first, poll_count;  /* its fds in the server's poll array */
+    struct mcp_session *session; /* the session it runs in, or NULL */
+    bool detach_said;            /* a reply said it left its session */
+    int killed_with;             /* the signal bash_kill sent, or 0 */
 };
 
 /* Starts a run. NULL with the reason in `why` (a guard's message, or

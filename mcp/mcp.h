@@ -29,13 +29,18 @@ struct mcp_config {
      * they started has ended (a cgroup per call ends them with the call
      * itself). */
     bool subreaper;
+    /* Every bash_run runs in a shell session (SPEC 9): "default" unless
+     * the call names one; no_sessions: a fresh shell for every call. */
+    bool no_sessions;
+    int max_sessions; /* sessions held at once */
 };
 
-#define MCP_DEFAULT_TIMEOUT_MS 600000
-#define MCP_DEFAULT_BUDGET     30000
-#define MCP_DEFAULT_MAX_LINE   (4u << 20)
-#define MCP_DEFAULT_MAX_RUNS   64
-#define MCP_DEFAULT_YIELD_MS   30000
+#define MCP_DEFAULT_TIMEOUT_MS   600000
+#define MCP_DEFAULT_BUDGET       30000
+#define MCP_DEFAULT_MAX_LINE     (4u << 20)
+#define MCP_DEFAULT_MAX_RUNS     64
+#define MCP_DEFAULT_YIELD_MS     30000
+#define MCP_DEFAULT_MAX_SESSIONS 64
 
 /* Serves until stdin ends (0) or a signal arrives on cfg->stop_fd
  * (128+N); every running call is killed first. */

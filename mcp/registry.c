@@ -99,4 +99,15 @@ void registry_end_all(struct registry *g)
 {
     while (g->runs != NULL)
         unlink_run(g, &g->runs);
+    sessions_end_all(&g->sessions);
+}
+
+struct mcp_run *registry_attached_run(struct registry *g,
+                                      const struct mcp_session *s)
+{
+    for (struct mcp_run *r = g->runs; r != NULL; r = r->next)
+        if (r->session == s &&
+            bsh_stream_session_state(r->stream) == BSH_SESSION_PENDING)
+            return r;
+    return NULL;
 }

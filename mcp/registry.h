@@ -11,6 +11,7 @@
 #define BSH_MCP_REGISTRY_H
 
 #include "held_run.h"
+#include "sessions.h"
 
 struct task;
 
@@ -22,6 +23,7 @@ struct registry {
     unsigned next_number;
     struct task *tasks; /* newest first; task.c keeps them */
     unsigned next_task;
+    struct mcp_sessions sessions; /* the shell sessions and their queue */
 };
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,
@@ -51,7 +53,11 @@ double registry_drop_forgotten(struct registry *g);
 /* How many runs have not ended. */
 int registry_runs_going(const struct registry *g);
 
-/* Drops every run (the tasks are task_end_all()'s). */
+/* Drops every run and session (the tasks are task_end_all()'s). */
 void registry_end_all(struct registry *g);
+
+/* The run attached to session `s` (SPEC 9.2), or NULL. */
+struct mcp_run *registry_attached_run(struct registry *g,
+                                      const struct mcp_session *s);
 
 #endif

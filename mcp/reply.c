@@ -2,7 +2,9 @@
 #include "reply.h"
 #include "display.h"
 #include "report_format.h"
+#include "sessions.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,69 @@ static void add_report(const struct mcp_run *r, json_t *structured)
         json_object_set_new(structured, "report", report);
 }
 
+/* Why a run in a session saved nothing, as SPEC 9.4 words it. */
+static const char *unsaved_reason(const struct mcp_run *r)
+{
+    enum bsh_unsaved why = bsh_stream_session_unsaved(r->stream);
+    if (r->killed_with == SIGKILL &&
+        (why == BSH_UNSAVED_NOT_SAVED || why == BSH_UNSAVED_CANCEL))
+        return "killed by bash_kill";
+    return bsh_stream_session_note(r->stream);
+}
+
+/* The lines about the run's session: a directory that was gone, a state
+ * not saved, a run that leaves its session. */
+static void session_lines(struct mcp_run *r, enum run_phase phase, char *buf,
+                          size_t size)
+{
+    size_t len = strlen(buf);
+    char line[BSH_ERROR_MAX + 256];
+    if (r->session == NULL)
+        return;
+    const char *missing = bsh_stream_session_missing_dir(r->stream);
+    if (missing != NULL && phase == RUN_EXITED) {
+        snprintf(line, sizeof(line),
+                 "[bsh: the session's directory %s no longer exists; this run "
+                 "started in %s]\n",
+                 missing, bsh_session_base_dir(r->session->state));
+        append(buf, size, &len, line);
+    }
+    enum bsh_session_state st = bsh_stream_session_state(r->stream);
+    if (phase == RUN_EXITED && st == BSH_SESSION_UNCHANGED) {
+        snprintf(line, sizeof(line),
+                 "[bsh: session state not saved: %s; the session keeps the "
+                 "state it had before this run]\n",
+                 unsaved_reason(r));
+        append(buf, size, &len, line);
+    }
+    if (phase != RUN_EXITED && st == BSH_SESSION_PENDING) {
+        bsh_stream_detach_session(r->stream);
+        r->detach_said = true;
+        snprintf(line, sizeof(line),
+                 "[bsh: run %s goes on detached from session '%s': what it "
+                 "changes in the shell's state will not be kept]\n",
+                 r->id, r->session->name);
+        append(buf, size, &len, line);
+    }
+}
+
+/* structuredContent's session, cwd and session_state. */
+static void add_session(const struct mcp_run *r, json_t *s)
+{
+    const char *state =
+        bsh_session_state_name(bsh_stream_session_state(r->stream));
+    const char *cwd = r->session == NULL ? NULL
+                      : bsh_stream_session_cwd(r->stream) != NULL
+                          ? bsh_stream_session_cwd(r->stream)
+                          : bsh_session_cwd(r->session->state);
+    json_object_set_new(s, "session",
+                        r->session != NULL ? json_string(r->session->name)
+                                           : json_null());
+    json_object_set_new(s, "cwd", cwd != NULL ? json_string(cwd) : json_null());
+    json_object_set_new(s, "session_state",
+                        state != NULL ? json_string(state) : json_null());
+}
+
 static json_t *structured(const struct mcp_run *r, enum run_phase phase,
                           const struct capture_part *po,
                           const struct capture_part *pe,
@@ -183,16 +248,36 @@ static json_t *structured(const struct mcp_run *r, enum run_phase phase,
                             json_stringn(ending->text + 7, ending->len - 7));
     if (ended)
         add_report(r, s);
+    add_session(r, s);
     return s;
 }
 
 json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
 {
-    char raw_lead[128] = "", raw_ending[2 * BSH_ERROR_MAX + 128] = "";
+    char raw_lead[BSH_ERROR_MAX + 256] = "",
+                                  raw_ending[3 * BSH_ERROR_MAX + 512] = "";
+    char raw_session[2 * BSH_ERROR_MAX + 512] = "";
     if (phase == RUN_EXITED)
         ending_line(r, raw_ending, sizeof(raw_ending));
     else
         state_line(r, phase, raw_lead, sizeof(raw_lead));
+    bool failed =
+        phase == RUN_EXITED && (r->error != NULL || raw_ending[0] != '\0');
+    session_lines(r, phase, raw_session, sizeof(raw_session));
+    size_t sl = strlen(raw_session);
+    if (sl > 0) { /* after the state line, before the ending */
+        raw_session[sl - 1] = '\0'; /* each line ends where the next goes */
+        char *at = phase == RUN_EXITED ? raw_ending : raw_lead;
+        size_t cap =
+            phase == RUN_EXITED ? sizeof(raw_ending) : sizeof(raw_lead);
+        char joined[sizeof(raw_ending)];
+        if (phase == RUN_EXITED)
+            snprintf(joined, sizeof(joined), "%s%s%s", raw_session,
+                     at[0] != '\0' ? "\n" : "", at);
+        else
+            snprintf(joined, sizeof(joined), "%s\n%s", at, raw_session);
+        snprintf(at, cap, "%s", joined);
+    }
     struct display lead, ending;
     struct capture_part po, pe;
     if (display_make((const unsigned char *)raw_lead, strlen(raw_lead), false,
@@ -211,7 +296,6 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
         return reply_tool_error("out of memory");
     }
     json_t *text = joined_text(&lead, &po, &pe, &ending);
-    bool failed = phase == RUN_EXITED && (r->error != NULL || ending.len > 0);
     json_t *result =
         json_pack("{s:[{s:s, s:o}], s:b, s:o}", "content", "type", "text",
                   "text", text, "isError", failed, "structuredContent",

@@ -222,7 +222,8 @@ static void advance_runs(struct server *sv)
     struct registry *g = &sv->runs;
     int going = registry_runs_going(g);
     registry_pump(g);
-    double next = call_advance(g, &sv->calls);
+    double next = tool_resume_waiting(g, &sv->calls);
+    soonest(&next, call_advance(g, &sv->calls));
     soonest(&next, task_advance(g));
     soonest(&next, registry_drop_forgotten(g));
     sv->advance_ms = next < 0 ? -1 : next > 1e9 ? 1000000000 : (int)next + 1;

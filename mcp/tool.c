@@ -28,12 +28,20 @@ struct tool_ctx {
     struct registry *g;
     struct calls *calls;
     json_t *id, *params;
+    bool modern;
     struct tool_args args;
 };
 
 static void tool_error(json_t *id, const char *message)
 {
     rpc_result(id, reply_tool_error(message));
+}
+
+/* A tool error of a tool whose result is not a run's: the text alone. */
+static void plain_error(json_t *id, const char *message)
+{
+    rpc_result(id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+                             "text", message, "isError", 1));
 }
 
 /* An argument a known tool cannot take: a tool error that says which,
@@ -43,7 +51,10 @@ static void bad_argument(const struct tool_ctx *t, const char *what)
     char why[260];
     snprintf(why, sizeof(why), "%s: %s",
              json_string_value(json_object_get(t->params, "name")), what);
-    tool_error(t->id, why);
+    if (t->args.tool == TOOL_BASH_SESSION || t->args.tool == TOOL_BASH_LIST)
+        plain_error(t->id, why);
+    else
+        tool_error(t->id, why);
 }
 
 static int64_t integer_arg(const struct tool_ctx *t, const char *name,
@@ -80,6 +91,85 @@ static void wait_on(const struct tool_ctx *t, struct mcp_run *r,
     call_wait_on(t->g, t->calls, t->id, t->params, r, wait_ms);
 }
 
+/* A string argument without NUL; NULL (after answering) when it has
+ * one, or is empty or longer than `max` bytes. */
+static const char *plain_string(const struct tool_ctx *t, const char *name,
+                                size_t max)
+{
+    json_t *v = tool_arg(&t->args, name);
+    size_t len = json_string_length(v);
+    if (len > 0 && len <= max && strlen(json_string_value(v)) == len)
+        return json_string_value(v);
+    char why[160];
+    snprintf(why, sizeof(why),
+             "%s must be a string of 1 to %zu bytes without a NUL character",
+             name, max);
+    bad_argument(t, why);
+    return NULL;
+}
+
+/* The call's `env` object as variables (malloc'd, `*count`); NULL after
+ * answering a bad one. */
+static struct bsh_env_var *call_env(const struct tool_ctx *t, size_t *count)
+{
+    json_t *env = tool_arg(&t->args, "env"), *value;
+    const char *name;
+    *count = 0;
+    struct bsh_env_var *vars = calloc(json_object_size(env) + 1, sizeof(*vars));
+    if (vars == NULL) {
+        tool_error(t->id, "out of memory");
+        return NULL;
+    }
+    json_object_foreach(env, name, value)
+    {
+        char why[200];
+        if (!bsh_env_name_valid(name))
+            snprintf(why, sizeof(why),
+                     "env: '%.100s' is not a valid "
+                     "variable name",
+                     name);
+        else if (!json_is_string(value) ||
+                 strlen(json_string_value(value)) != json_string_length(value))
+            snprintf(why, sizeof(why),
+                     "env: the value of %.100s must be a "
+                     "string without a NUL character",
+                     name);
+        else {
+            vars[(*count)++] =
+                (struct bsh_env_var){name, json_string_value(value)};
+            continue;
+        }
+        bad_argument(t, why);
+        free(vars);
+        return NULL;
+    }
+    return vars;
+}
+
+/* The session a bash_run call names (or "default"); NULL with
+ * `*answered` when the call was answered, or with sessions off. */
+static struct mcp_session *call_session(const struct tool_ctx *t,
+                                        bool *answered)
+{
+    *answered = false;
+    if (t->g->cfg->no_sessions)
+        return NULL;
+    const char *name = "default";
+    if (tool_arg(&t->args, "session") != NULL &&
+        (name = plain_string(t, "session", MCP_SESSION_NAME_MAX)) == NULL) {
+        *answered = true;
+        return NULL;
+    }
+    char why[300];
+    struct mcp_session *s =
+        sessions_get(&t->g->sessions, t->g->cfg, name, true, why, sizeof(why));
+    if (s == NULL) {
+        tool_error(t->id, why);
+        *answered = true;
+    }
+    return s;
+}
+
 /* ---- the tools ------------------------------------------------------------
  */
 
@@ -92,6 +182,28 @@ static void bash_run(const struct tool_ctx *t)
         tool_error(t->id, "bash_run: a command cannot contain a NUL character");
         return;
     }
+    const char *cwd = NULL;
+    if (tool_arg(&t->args, "cwd") != NULL &&
+        (cwd = plain_string(t, "cwd", 4096)) == NULL)
+        return;
+    bool answered;
+    struct mcp_session *session = call_session(t, &answered);
+    if (answered)
+        return;
+    int64_t timeout_ms = integer_arg(t, "timeout_ms", cfg->run.timeout_ms);
+    if (session != NULL && !cfg->dry_run &&
+        (bsh_session_busy(session->state) ||
+         (!t->g->sessions.resuming &&
+          sessions_must_wait(&t->g->sessions, session)))) {
+        if (!sessions_wait(&t->g->sessions, session, t->id, t->params,
+                           t->modern, timeout_ms))
+            tool_error(t->id, "out of memory");
+        return;
+    }
+    size_t env_count;
+    struct bsh_env_var *env = call_env(t, &env_count);
+    if (env == NULL)
+        return;
     struct run_request rq = {
         .command = json_string_value(cmd),
         .timeout_ms = integer_arg(t, "timeout_ms", cfg->run.timeout_ms),
@@ -99,6 +211,10 @@ static void bash_run(const struct tool_ctx *t)
         .input = input != NULL ? json_string_value(input) : NULL,
         .input_len = input != NULL ? json_string_length(input) : 0,
         .keep_stdin = boolean_arg(t, "stdin"),
+        .session = session,
+        .cwd = cwd,
+        .env = env,
+        .env_count = env_count,
     };
     if (cfg->dry_run) {
         struct bsh_error err;
@@ -106,10 +222,12 @@ static void bash_run(const struct tool_ctx *t)
                    bsh_check(rq.command, strlen(rq.command), &err) == BSH_EGUARD
                        ? err.text_err
                        : "dry run: nothing was run");
+        free(env);
         return;
     }
     char why[BSH_ERROR_MAX];
     struct mcp_run *r = registry_start_run(t->g, &rq, why, sizeof(why));
+    free(env);
     if (r == NULL) {
         tool_error(t->id, why);
         return;
@@ -249,10 +367,105 @@ static void bash_kill(const struct tool_ctx *t)
     struct mcp_run *r = named_run(t);
     if (r == NULL)
         return;
-    if (!r->ended)
-        bsh_stream_signal(r->stream, sig);
+    if (!r->ended && bsh_stream_signal(r->stream, sig) == BSH_OK)
+        r->killed_with = sig;
     if (!answered_for_task(t, r, "signalled"))
         wait_on(t, r, SHORT_WAIT_MS);
+}
+
+/* A session as bash_session and bash_list show it. */
+static json_t *session_json(struct registry *g, const struct mcp_session *s,
+                            bool names)
+{
+    const struct mcp_run *r = registry_attached_run(g, s);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:I}", "session", s->name,
+                          "cwd", bsh_session_cwd(s->state), "base_dir",
+                          bsh_session_base_dir(s->state), "attached_run",
+                          r != NULL ? json_string(r->id) : json_null(), "bytes",
+                          (json_int_t)bsh_session_bytes(s->state));
+    static const struct {
+        enum bsh_session_kind kind;
+        const char *key;
+    } kinds[] = {{BSH_SESSION_VARIABLES, "variables"},
+                 {BSH_SESSION_FUNCTIONS, "functions"},
+                 {BSH_SESSION_ALIASES, "aliases"}};
+    for (size_t k = 0; names && k < 3; k++) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < bsh_session_count(s->state, kinds[k].kind); i++)
+            json_array_append_new(list, json_string(bsh_session_name(
+                                            s->state, kinds[k].kind, i)));
+        json_object_set_new(o, kinds[k].key, list);
+    }
+    return o;
+}
+
+/* The text of a session: its directory and what it holds. */
+static void session_text(const json_t *o, FILE *f)
+{
+    fprintf(f, "session %s: %s\n",
+            json_string_value(json_object_get(o, "session")),
+            json_string_value(json_object_get(o, "cwd")));
+    static const char *const keys[] = {"variables", "functions", "aliases"};
+    for (size_t k = 0; k < 3; k++) {
+        json_t *list = json_object_get(o, keys[k]), *v;
+        size_t i;
+        fprintf(f, "%s (%zu):", keys[k], json_array_size(list));
+        json_array_foreach(list, i, v) fprintf(f, " %s", json_string_value(v));
+        fputc('\n', f);
+    }
+}
+
+static void bash_session(const struct tool_ctx *t)
+{
+    const char *action = json_string_value(tool_arg(&t->args, "action"));
+    if (strcmp(action, "show") != 0 && strcmp(action, "reset") != 0) {
+        bad_argument(t, "action must be \"show\" or \"reset\"");
+        return;
+    }
+    if (t->g->cfg->no_sessions) {
+        plain_error(t->id, "bash_session: the server runs without sessions "
+                           "(--no-sessions): every call is a fresh shell");
+        return;
+    }
+    const char *name = "default";
+    if (tool_arg(&t->args, "session") != NULL &&
+        (name = plain_string(t, "session", MCP_SESSION_NAME_MAX)) == NULL)
+        return;
+    char why[300];
+    bool reset = strcmp(action, "reset") == 0;
+    struct mcp_session *s =
+        sessions_get(&t->g->sessions, t->g->cfg, name,
+                     strcmp(name, "default") == 0, why, sizeof(why));
+    if (s == NULL) {
+        plain_error(t->id, why);
+        return;
+    }
+    const struct mcp_run *r = registry_attached_run(t->g, s);
+    if (reset && r != NULL) {
+        snprintf(why, sizeof(why),
+                 "bash_session: the session '%s' is busy: run %s is attached "
+                 "to it; reset it once that run has ended",
+                 s->name, r->id);
+        plain_error(t->id, why);
+        return;
+    }
+    if (reset)
+        bsh_session_reset(s->state);
+    json_t *o = session_json(t->g, s, true);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f != NULL) {
+        if (reset)
+            fprintf(f, "session %s reset\n", s->name);
+        session_text(o, f);
+        fclose(f);
+    }
+    rpc_result(t->id,
+               json_pack("{s:[{s:s, s:s%}], s:b, s:o}", "content", "type",
+                         "text", "text", text ? text : "", text ? len : 0,
+                         "isError", 0, "structuredContent", o));
+    free(text);
 }
 
 static void bash_list(const struct tool_ctx *t)
@@ -270,19 +483,29 @@ static void bash_list(const struct tool_ctx *t)
         json_array_append_new(runs, list_entry(r, now, f));
     if (t->g->runs == NULL)
         fputs("no runs held\n", f);
+    json_t *sessions = json_array();
+    for (struct mcp_session *s = t->g->sessions.first; s != NULL; s = s->next) {
+        json_t *o = session_json(t->g, s, false);
+        json_t *att = json_object_get(o, "attached_run");
+        fprintf(f, "session %s\t%s%s%s\n", s->name, bsh_session_cwd(s->state),
+                json_is_string(att) ? "\tattached: " : "",
+                json_is_string(att) ? json_string_value(att) : "");
+        json_array_append_new(sessions, o);
+    }
     fclose(f);
     rpc_result(t->id,
-               json_pack("{s:[{s:s, s:s%}], s:b, s:{s:o}}", "content", "type",
-                         "text", "text", text != NULL ? text : "",
+               json_pack("{s:[{s:s, s:s%}], s:b, s:{s:o, s:o}}", "content",
+                         "type", "text", "text", text != NULL ? text : "",
                          text != NULL ? len : 0, "isError", 0,
-                         "structuredContent", "runs", runs));
+                         "structuredContent", "runs", runs, "sessions",
+                         sessions));
     free(text);
 }
 
 static void (*const handlers[TOOL_COUNT])(const struct tool_ctx *) = {
     [TOOL_BASH_RUN] = bash_run,     [TOOL_BASH_OUTPUT] = bash_output,
     [TOOL_BASH_WRITE] = bash_write, [TOOL_BASH_KILL] = bash_kill,
-    [TOOL_BASH_LIST] = bash_list,
+    [TOOL_BASH_LIST] = bash_list,   [TOOL_BASH_SESSION] = bash_session,
 };
 
 void tool_call(struct registry *g, struct calls *calls, json_t *id,
@@ -308,7 +531,7 @@ void tool_call(struct registry *g, struct calls *calls, json_t *id,
         rpc_error(id, RPC_INVALID_PARAMS, why);
         return;
     }
-    struct tool_ctx t = {g, calls, id, params, {0}};
+    struct tool_ctx t = {g, calls, id, params, modern, {0}};
     char why[200];
     if (!catalog_read_args((enum tool_id)tool,
                            json_object_get(params, "arguments"), &t.args, why,
@@ -317,4 +540,41 @@ void tool_call(struct registry *g, struct calls *calls, json_t *id,
         return;
     }
     handlers[tool](&t);
+}
+
+/* A call that waited past its bound for its session. */
+static void give_up(struct registry *g, struct mcp_waiting *w)
+{
+    const struct mcp_run *r = registry_attached_run(g, w->session);
+    char why[400];
+    snprintf(why, sizeof(why),
+             "bash_run: the session '%s' is busy: run %s is still attached "
+             "to it, and this call could not start within its timeout_ms "
+             "(%.0f ms); try again, pass another \"session\", or end run %s "
+             "with bash_kill",
+             w->session->name, r != NULL ? r->id : "(gone)",
+             mono_ms() - w->since_ms, r != NULL ? r->id : "(gone)");
+    bool was = rpc_answer_modern(w->modern);
+    tool_error(w->id, why);
+    rpc_answer_modern(was);
+}
+
+double tool_resume_waiting(struct registry *g, struct calls *calls)
+{
+    struct mcp_waiting *w;
+    double next = -1;
+    while ((w = sessions_next_expired(&g->sessions, &next)) != NULL) {
+        give_up(g, w);
+        sessions_waiting_free(w);
+    }
+    while ((w = sessions_next_ready(&g->sessions)) != NULL) {
+        bool was = rpc_answer_modern(w->modern);
+        g->sessions.resuming = true;
+        tool_call(g, calls, w->id, w->params, w->modern);
+        g->sessions.resuming = false;
+        rpc_answer_modern(was);
+        sessions_waiting_free(w);
+        registry_pump(g);
+    }
+    return next;
 }

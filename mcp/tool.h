@@ -19,4 +19,9 @@
 void tool_call(struct registry *g, struct calls *calls, json_t *id,
                json_t *params, bool modern);
 
+/* Starts the bash_run calls that waited for their session, now free,
+ * in the order they came, and answers those that waited too long. The
+ * ms until the next one gives up, or -1. */
+double tool_resume_waiting(struct registry *g, struct calls *calls);
+
 #endif

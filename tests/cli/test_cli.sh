@@ -70,7 +70,7 @@ expect "a bad containment: 125" 125 "" \
     -- run --containment jail true
 "$BSH" run --json --report 'printf abc; exit 2' >"$T/out" 2>"$T/err"
 rc=$?
-tail -n 1 "$T/out" | grep -Eq '^\{"report":\{"reason":"exit","limit":null,"exit_code":2,"signal":null,"wall_ms":[0-9]+,"cpu_user_ms":[0-9]+,"cpu_sys_ms":[0-9]+,"memory_peak_bytes":[0-9]+,"stdout_bytes":3,"stderr_bytes":0,"containment":"(cgroup|subreaper)","killed":[0-9]+,"escaped":(0|null),"diagnosis":\[\],"sandbox":null\}\}$' &&
+tail -n 1 "$T/out" | grep -Eq '^\{"report":\{"reason":"exit","limit":null,"exit_code":2,"signal":null,"wall_ms":[0-9]+,"cpu_user_ms":[0-9]+,"cpu_sys_ms":[0-9]+,"memory_peak_bytes":[0-9]+,"stdout_bytes":3,"stderr_bytes":0,"containment":"(cgroup|subreaper)","killed":[0-9]+,"escaped":(0|null),"diagnosis":\[\],"sandbox":null,"session_state":null\}\}$' &&
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/out")" -eq 3 ] && [ ! -s "$T/err" ]
 ok $? "--json --report: the report is the last line, after the status"
 "$BSH" run --report -t 300 'echo go; sleep 5' >"$T/out" 2>"$T/err"
@@ -316,5 +316,50 @@ grep -q '^sandbox IPC: SysV IPC and keyrings denied' "$T/doctor" &&
     grep -q '^sandbox defaults of a run: pids ' "$T/doctor"
 ok $? "doctor: the sandbox's IPC, sockets and default limits"
 expect "doctor takes --json only" 125 "" "bsh: doctor: unknown option '-p'\n" -- doctor -p
+
+# ---- sessions (SPEC 9) ------------------------------------------------------
+S="$T/session"
+expect "--session: the first run's state is saved" 0 "" "" -- \
+    run -C "$T" --session "$S" 'mkdir -p sub && cd sub && export SV="a b" && f() { echo "fn $1"; } && alias al="echo aliased"'
+expect "--session: the next run starts from it" 0 "$T/sub\na b\nfn x\naliased y\n" "" -- \
+    run --session "$S" 'pwd; echo "$SV"; f x; al y'
+[ "$(stat -c %a "$S")" = 600 ]
+ok $? "--session: the file has mode 0600"
+expect "--session: exec keeps the earlier state" 0 "" \
+    "bsh: session state not saved: bash was replaced by exec; the session keeps the state it had before this run\n" -- \
+    run --session "$S" 'cd /; exec true'
+expect "--session: -C applies to that run alone" 0 "/\n" "" -- \
+    run --session "$S" -C / 'pwd'
+expect "--session: and the next starts in the session's directory" 0 "$T/sub\n" "" -- \
+    run --session "$S" 'pwd'
+"$BSH" run --session "$S" 'sleep 1' & sleep 0.3
+expect "--session: a second run at once is busy" 125 "" \
+    "bsh: session file $S: the session is busy: another bsh run is using it\n" -- \
+    run --session "$S" true
+wait
+"$BSH" run --session "$S" --report --json 'true' | tail -1 | grep -q '"session_state":"saved"}}$'
+ok $? "--report --json carries session_state"
+"$BSH" run --report --json 'true' | tail -1 | grep -q '"session_state":null}}$'
+ok $? "--report --json outside a session: session_state null"
+chmod 664 "$S"
+expect "--session: a file others could write is refused" 125 "" \
+    "bsh: session file $S: refused: group or others can write it (a session file is code that bsh runs; chmod 600 it)\n" -- \
+    run --session "$S" true
+chmod 600 "$S"
+printf 'not a session\n' >"$T/foreign"; chmod 600 "$T/foreign"
+expect "--session: a file that is not a session is refused" 125 "" \
+    "bsh: session file $T/foreign: refused: it is not a bsh session: it does not start with a bsh session header\n" -- \
+    run --session "$T/foreign" true
+[ "$(cat "$T/foreign")" = "not a session" ]
+ok $? "--session: a refused file is left as it was"
+"$BSH" session show "$S" >"$T/show"
+grep -qx "directory: $T/sub" "$T/show" && grep -qx 'functions (1): f' "$T/show" &&
+    grep -qx 'aliases (1): al' "$T/show" && grep -q '^variables ([0-9]*):.* SV' "$T/show"
+ok $? "session show: the directory and the names"
+expect "session reset empties it" 0 "" "" -- session reset "$S"
+expect "after a reset the run starts in the base directory" 0 "$T\n\n" "" -- \
+    run --session "$S" 'pwd; echo "${SV-}"'
+expect "session needs show or reset" 125 "" \
+    "bsh: session: expected 'show FILE' or 'reset FILE'\n" -- session list "$S"
 
 tap_end

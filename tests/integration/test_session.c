@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions (SPEC 9) through the library: what is carried byte for byte,
+ * each way a run can end, the channel that no output can reach, the
+ * bound, a busy session, a gone directory, files and their checks.
+ */
+#define _GNU_SOURCE
+#include "../harness/run_util.h"
+#include "../harness/tap.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct bsh_session *sess;
+
+/* Runs `command` in the session; `r` gets everything, `*state` what
+ * became of the state. */
+static void srun(const char *command, int64_t timeout_ms, int64_t grace_ms,
+                 struct result *r, enum bsh_session_state *state, char *note,
+                 size_t note_len)
+{
+    struct bsh_run_opts o;
+    bsh_run_opts_init(&o);
+    o.command = command;
+    o.timeout_ms = timeout_ms;
+    o.grace_ms = grace_ms;
+    o.session = sess;
+    struct bsh_stream *s = NULL;
+    memset(r, 0, sizeof(*r));
+    r->guard_rc = bsh_run(&o, &s, NULL);
+    if (s != NULL)
+        drain(s, r);
+    *state = bsh_stream_session_state(s);
+    if (note != NULL)
+        snprintf(note, note_len, "%s", bsh_stream_session_note(s));
+    bsh_stream_free(s);
+}
+
+/* The command's stdout, as a string. */
+static const char *out_of(const struct result *r)
+{
+    static char buf[1 << 16];
+    size_t n = r->out_len < sizeof(buf) - 1 ? r->out_len : sizeof(buf) - 1;
+    memcpy(buf, r->out != NULL ? (const char *)r->out : "", n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static bool holds(enum bsh_session_kind kind, const char *name)
+{
+    for (size_t i = 0; i < bsh_session_count(sess, kind); i++)
+        if (strcmp(bsh_session_name(sess, kind, i), name) == 0)
+            return true;
+    return false;
+}
+
+static void fresh(void)
+{
+    bsh_session_free(sess);
+    sess = NULL;
+    bsh_session_new("/tmp", NULL, &sess);
+}
+
+static void test_carried(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    fresh();
+    srun("cd /usr && export E1=exported && P='a\nb\"c$d\\e'$'\\001\\377' && "
+         "declare -a arr=(1 'two words') && declare -A as=([k]=v ['a b']=2) "
+         "&& declare -i n=5 && declare -l lo=ABC && f() { echo \"fn $1\"; } "
+         "&& alias say='echo said' && shopt -s extglob && umask 027",
+         10000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED, "a normal end saves");
+    result_free(&r);
+    srun("pwd; echo \"$E1\"; printf %s \"$P\" | od -An -c | tr -s ' '; "
+         "declare -p arr as n lo; f x; say it; case abc in @(x|a)bc) echo "
+         "extglob;; esac; umask; "
+         "env | grep -c '^E1=exported$'",
+         10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r),
+           "/usr\nexported\n a \\n b \" c $ d \\ e 001 377\n"
+           "declare -a arr=([0]=\"1\" [1]=\"two words\")\n"
+           "declare -A as=([k]=\"v\" [\"a b\"]=\"2\" )\n"
+           "declare -i n=\"5\"\ndeclare -l lo=\"abc\"\nfn x\nsaid it\n"
+           "extglob\n"
+           "0027\n1\n",
+           "directory, variables of every kind, functions, aliases, extglob "
+           "at parse time, umask, exported");
+    result_free(&r);
+    srun("cd /; cd - >/dev/null; pwd; echo \"$OLDPWD\"", 10000, 0, &r, &st,
+         NULL, 0);
+    is_str(out_of(&r), "/usr\n/\n", "OLDPWD: cd - works");
+    result_free(&r);
+    ok(holds(BSH_SESSION_FUNCTIONS, "f") && holds(BSH_SESSION_ALIASES, "say") &&
+           holds(BSH_SESSION_VARIABLES, "P") &&
+           !holds(BSH_SESSION_VARIABLES, "BASHPID") &&
+           !holds(BSH_SESSION_VARIABLES, "PWD"),
+       "the session lists names, not bash's own variables");
+}
+
+static void test_ends(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char note[128];
+    fresh();
+    srun("A=1; trap 'echo own trap $?' EXIT; exit 3", 10000, 0, &r, &st, note,
+         sizeof(note));
+    ok(st == BSH_SESSION_SAVED && result_exit(&r, 3) &&
+           strcmp(out_of(&r), "own trap 3\n") == 0,
+       "exit N: saved, the command's EXIT trap ran with $?");
+    result_free(&r);
+    srun("set -e; B=2; false; echo not", 10000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED, "a set -e failure saves");
+    result_free(&r);
+    srun("echo \"$A$B\"; trap -p; [[ -o errexit ]] && echo errexit", 10000, 0,
+         &r, &st, NULL, 0);
+    is_str(out_of(&r), "12\n", "both saved; traps and errexit are not carried");
+    result_free(&r);
+    srun("C=3; sleep 30", 300, 0, &r, &st, note, sizeof(note));
+    ok(st == BSH_SESSION_UNCHANGED &&
+           strcmp(note, "killed by SIGKILL at the timeout") == 0,
+       "SIGKILL at the timeout: unchanged, and why");
+    result_free(&r);
+    srun("C=3; sleep 30", 300, 2000, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED, "SIGTERM in the grace: saved");
+    result_free(&r);
+    srun("D=4; exec sleep 0", 10000, 0, &r, &st, note, sizeof(note));
+    is_str(note, "bash was replaced by exec", "exec: unchanged, and why");
+    result_free(&r);
+    srun("echo \"${C-unset} ${D-unset}\"", 10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "3 unset\n", "what was not saved is not there");
+    result_free(&r);
+}
+
+static void test_channel(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    fresh();
+    srun("printf 'declare -x EVIL=1\\0\\0end\\0'; echo 'alias x=y' >&2; "
+         "exec >&- 2>&-; for fd in $(seq 3 40); do eval \"exec $fd>&-\"; "
+         "done; GOOD=1",
+         10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && holds(BSH_SESSION_VARIABLES, "GOOD") &&
+           !holds(BSH_SESSION_VARIABLES, "EVIL"),
+       "output that looks like state, closed stdout and fds 3-40: saved, "
+       "nothing injected");
+    result_free(&r);
+    srun("echo junk >&241; LOST=1", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_UNCHANGED && !holds(BSH_SESSION_VARIABLES, "LOST"),
+       "a command that writes into the channel loses its change, nothing "
+       "else");
+    result_free(&r);
+    srun("export LD_PRELOAD=x PS4=y PROMPT_COMMAND=z BASH_ENV=w ENV=v", 10000,
+         0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && !holds(BSH_SESSION_VARIABLES, "LD_PRELOAD") &&
+           !holds(BSH_SESSION_VARIABLES, "PS4") &&
+           !holds(BSH_SESSION_VARIABLES, "PROMPT_COMMAND") &&
+           !holds(BSH_SESSION_VARIABLES, "BASH_ENV") &&
+           !holds(BSH_SESSION_VARIABLES, "ENV"),
+       "the deny list is never saved");
+    result_free(&r);
+    double t0 = mono_ms();
+    srun("sleep 20 >/dev/null 2>&1 & BG=1", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && mono_ms() - t0 < 5000,
+       "a background process that holds the channel does not delay the end");
+    result_free(&r);
+}
+
+static void test_bound(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char note[128];
+    fresh();
+    srun("V=$(head -c 1048576 /dev/zero | tr '\\0' '\\001'); export "
+         "BIG=$(head -c 200000 /dev/zero | tr '\\0' x)",
+         20000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED,
+           "a 1 MiB value of control bytes fits the bound");
+    result_free(&r);
+    srun("echo ${#V} ${#BIG}; /bin/true || echo E2BIG", 20000, 0, &r, &st,
+         NULL, 0);
+    is_str(out_of(&r), "1048576 200000\nE2BIG\n",
+           "both round-trip; a 200 KB export is too big for execve");
+    result_free(&r);
+    srun("unset BIG; W=$(head -c 5000000 /dev/zero | tr '\\0' y)", 20000, 0,
+         &r, &st, note, sizeof(note));
+    ok(st == BSH_SESSION_UNCHANGED && strstr(note, "over the 4 MiB bound"),
+       "over the bound: unchanged, and why");
+    printf("# %s\n", note);
+    result_free(&r);
+}
+
+static void test_busy_and_dirs(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char note[128];
+    fresh();
+    struct bsh_run_opts o;
+    bsh_run_opts_init(&o);
+    o.command = "sleep 0.3; HELD=1";
+    o.session = sess;
+    struct bsh_stream *held = NULL, *second = NULL;
+    ok(bsh_run(&o, &held, NULL) == BSH_OK, "a run attaches");
+    o.command = "true";
+    is_int(bsh_run(&o, &second, NULL), BSH_EBUSY, "a second one is busy");
+    bsh_stream_detach_session(held);
+    srun("NEXT=1", 10000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED, "a detached run leaves the session free");
+    result_free(&r);
+    memset(&r, 0, sizeof(r));
+    drain(held, &r);
+    ok(bsh_stream_session_state(held) == BSH_SESSION_DETACHED &&
+           !holds(BSH_SESSION_VARIABLES, "HELD"),
+       "a detached run's end saves nothing");
+    bsh_stream_free(held);
+    result_free(&r);
+    char dir[] = "/tmp/bsh-session-XXXXXX";
+    ok(mkdtemp(dir) != NULL, "a directory to remove");
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "cd %s", dir);
+    srun(cmd, 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    rmdir(dir);
+    struct bsh_stream *s = NULL;
+    o.command = "pwd";
+    bsh_run(&o, &s, NULL);
+    memset(&r, 0, sizeof(r));
+    drain(s, &r);
+    ok(strcmp(out_of(&r), "/tmp\n") == 0 &&
+           bsh_stream_session_missing_dir(s) != NULL &&
+           strcmp(bsh_stream_session_missing_dir(s), dir) == 0,
+       "a gone directory: the run starts in the base, and says so");
+    bsh_stream_free(s);
+    result_free(&r);
+    o.command = "echo $FOO";
+    struct bsh_env_var env[] = {{"FOO", "call"}};
+    o.env = env;
+    o.env_count = 1;
+    o.cwd = "/";
+    run_collect(&o, &r);
+    is_str(out_of(&r), "call\n", "a call's env applies to its run");
+    result_free(&r);
+    srun("echo \"${FOO-unset}\"; pwd", 10000, 0, &r, &st, note, sizeof(note));
+    is_str(out_of(&r), "unset\n/tmp\n",
+           "a call's env and cwd are not saved when left unchanged");
+    result_free(&r);
+    o.command = "FOO=changed";
+    run_collect(&o, &r);
+    result_free(&r);
+    srun("echo $FOO", 10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "changed\n", "one the command changed is saved");
+    result_free(&r);
+    o.command = "rm -rf /";
+    o.env = NULL;
+    o.env_count = 0;
+    struct bsh_error err;
+    ok(bsh_run(&o, &s, &err) == BSH_EGUARD && !bsh_session_busy(sess),
+       "a guard rejection changes nothing");
+}
+
+static void test_modes(void)
+{
+    struct result r;
+    fresh();
+    struct bsh_run_opts o;
+    bsh_run_opts_init(&o);
+    o.session = sess;
+    o.timeout_ms = 10000;
+    o.pty = true;
+    o.command = "cd /tmp; PTYVAR=1";
+    run_collect(&o, &r);
+    result_free(&r);
+    o.pty = false;
+    o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
+    o.command = "echo $PTYVAR; pwd; cd /usr; SANDVAR=2";
+    run_collect(&o, &r);
+    is_str(out_of(&r), "1\n/tmp\n", "a PTY run saves; a sandboxed one starts "
+                                    "from it");
+    result_free(&r);
+    o.sandbox.mode = BSH_SANDBOX_OFF;
+    o.command = "echo $SANDVAR; pwd";
+    run_collect(&o, &r);
+    is_str(out_of(&r), "2\n/usr\n", "a sandboxed run saves");
+    result_free(&r);
+}
+
+static void test_files(void)
+{
+    char path[] = "/tmp/bsh-session-file-XXXXXX", why[512];
+    int fd = mkstemp(path);
+    close(fd);
+    fresh();
+    struct result r;
+    enum bsh_session_state st;
+    srun("cd /var; K=$'x\\ny'; g() { :; }", 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    ok(bsh_session_save(sess, path, why, sizeof(why)) == BSH_OK,
+       "saved to a file");
+    struct stat sb;
+    stat(path, &sb);
+    is_int(sb.st_mode & 0777, 0600, "mode 0600");
+    struct bsh_session *back = NULL;
+    bsh_session_new(NULL, NULL, &back);
+    ok(bsh_session_load(back, path, why, sizeof(why)) == BSH_OK &&
+           strcmp(bsh_session_cwd(back), "/var") == 0 &&
+           bsh_session_bytes(back) == bsh_session_bytes(sess),
+       "loaded back whole");
+    chmod(path, 0666);
+    ok(bsh_session_load(back, path, why, sizeof(why)) == BSH_EINVAL &&
+           strstr(why, "group or others") != NULL,
+       "a file others can write is refused");
+    chmod(path, 0600);
+    fd = open(path, O_WRONLY | O_APPEND);
+    ok(write(fd, "x", 1) == 1, "a byte appended");
+    close(fd);
+    ok(bsh_session_load(back, path, why, sizeof(why)) == BSH_EINVAL &&
+           strstr(why, "not a bsh session") != NULL,
+       "a damaged file is refused");
+    fd = open(path, O_WRONLY | O_TRUNC);
+    ok(write(fd, "declare -x A=1\n", 15) == 15, "a foreign file");
+    close(fd);
+    ok(bsh_session_load(back, path, why, sizeof(why)) == BSH_EINVAL,
+       "a file that is not a session is refused");
+    truncate(path, 0);
+    ok(bsh_session_load(back, path, why, sizeof(why)) == BSH_OK,
+       "an empty file is a new session");
+    bsh_session_free(back);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_carried();
+    test_ends();
+    test_channel();
+    test_bound();
+    test_busy_and_dirs();
+    test_modes();
+    test_files();
+    bsh_session_free(sess);
+    return tap_done();
+}
