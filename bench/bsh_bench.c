@@ -38,6 +38,7 @@ static struct bsh_stream *start(const struct bench_args *a, struct bench_run *r)
             : strcmp(a->containment, "session") == 0 ? BSH_CONTAIN_SESSION
                                                      : BSH_CONTAIN_AUTO;
     o.report = a->report;
+    o.session = a->session;
     if (a->sandbox)
         o.sandbox.mode = BSH_SANDBOX_STRICT;
     if (a->no_limit != NULL && strcmp(a->no_limit, "pids") != 0)
@@ -198,12 +199,50 @@ static void one_cycle(const struct bench_args *a, double *status_ms,
     *cycle_ms = mono_ms() - r.start_ms;
 }
 
+/* What --pair-session's session holds: 200 variables (half of them
+ * exported), 50 functions and 20 aliases. */
+static const char session_setup[] =
+    "for i in $(seq 100); do export \"EV$i=value number $i with some "
+    "text\"; eval \"PV$i='value number $i with some text'\"; done; "
+    "for i in $(seq 50); do eval \"fn$i() { echo function $i; local "
+    "x=\\$1; [[ -n \\$x ]] && echo \\$x; }\"; done; "
+    "for i in $(seq 20); do alias al$i=\"echo alias $i\"; done";
+
+/* The session of --pair-session, made and filled; exits on failure. */
+static struct bsh_session *filled_session(void)
+{
+    struct bsh_session *s = NULL;
+    struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
+    struct bsh_stream *st = NULL;
+    struct bsh_item it;
+    if (bsh_session_new(NULL, NULL, &s) != BSH_OK)
+        exit(1);
+    o.command = session_setup;
+    o.session = s;
+    if (bsh_run(&o, &st, NULL) != BSH_OK)
+        exit(1);
+    while (bsh_stream_next(st, &it) == 1)
+        ;
+    if (bsh_stream_session_state(st) != BSH_SESSION_SAVED) {
+        fprintf(stderr, "bsh-bench: the session could not be filled\n");
+        exit(1);
+    }
+    bsh_stream_free(st);
+    fprintf(stderr, "session: %zu variables, %zu functions, %zu aliases\n",
+            bsh_session_count(s, BSH_SESSION_VARIABLES),
+            bsh_session_count(s, BSH_SESSION_FUNCTIONS),
+            bsh_session_count(s, BSH_SESSION_ALIASES));
+    return s;
+}
+
 /* --pair-sandbox: a plain run and a sandboxed one, side by side, --repeat
  * times, which goes first changing each time, so that a machine that
  * slows down or speeds up meets both alike; the medians of each and of
- * the per-pair ratios, to the status and to the end of the clean-up. */
+ * the per-pair ratios, to the status and to the end of the clean-up.
+ * --pair-session: the same with a run in a session for the sandboxed. */
 static int run_pairs(struct bench_args *a)
 {
+    struct bsh_session *session = a->pair_session ? filled_session() : NULL;
     int n = a->repeat;
     double *v = calloc((size_t)n * 6, sizeof(*v));
     if (v == NULL)
@@ -212,8 +251,10 @@ static int run_pairs(struct bench_args *a)
            *box_c = v + 3 * n, *ratio_s = v + 4 * n, *ratio_c = v + 5 * n;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < 2; k++) {
-            a->sandbox = (k == 0) == (i % 2 == 0);
-            if (a->sandbox)
+            bool other = (k == 0) == (i % 2 == 0);
+            a->sandbox = other && !a->pair_session;
+            a->session = other ? session : NULL;
+            if (other)
                 one_cycle(a, &box_s[i], &box_c[i]);
             else
                 one_cycle(a, &plain_s[i], &plain_c[i]);
@@ -221,13 +262,15 @@ static int run_pairs(struct bench_args *a)
         ratio_s[i] = box_s[i] / plain_s[i];
         ratio_c[i] = box_c[i] / plain_c[i];
     }
-    printf("pairs=%d plain_status_ms=%.3f sandbox_status_ms=%.3f "
-           "ratio_status=%.4f plain_cycle_ms=%.3f sandbox_cycle_ms=%.3f "
+    const char *name = a->pair_session ? "session" : "sandbox";
+    printf("pairs=%d plain_status_ms=%.3f %s_status_ms=%.3f "
+           "ratio_status=%.4f plain_cycle_ms=%.3f %s_cycle_ms=%.3f "
            "ratio_cycle=%.4f\n",
-           n, bench_median(plain_s, n), bench_median(box_s, n),
-           bench_median(ratio_s, n), bench_median(plain_c, n),
+           n, bench_median(plain_s, n), name, bench_median(box_s, n),
+           bench_median(ratio_s, n), bench_median(plain_c, n), name,
            bench_median(box_c, n), bench_median(ratio_c, n));
     free(v);
+    bsh_session_free(session);
     return 0;
 }
 
@@ -235,7 +278,7 @@ int main(int argc, char **argv)
 {
     struct bench_args a;
     bench_parse(argc, argv, &a);
-    if (a.pair_sandbox) {
+    if (a.pair_sandbox || a.pair_session) {
         bench_prepare(&a);
         return run_pairs(&a);
     }

@@ -15,6 +15,7 @@ static void usage(const char *prog)
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
             "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
             "[--sandbox] [--no-limit memory|pids|both] [--pair-sandbox] "
+            "[--pair-session] "
             "[--pollfds] "
             "COMMAND\n",
             prog);
@@ -40,6 +41,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         }
         if (strcmp(o, "--pair-sandbox") == 0) {
             a->pair_sandbox = true;
+            continue;
+        }
+        if (strcmp(o, "--pair-session") == 0) {
+            a->pair_session = true;
             continue;
         }
         if (strcmp(o, "--pollfds") == 0) {

@@ -15,6 +15,8 @@
 
 #include "mono.h"
 
+struct bsh_session;
+
 struct bench_args {
     const char *command;
     int64_t timeout_ms; /* -1: none */
@@ -27,6 +29,8 @@ struct bench_args {
     bool sandbox;            /* bsh only: --sandbox (strict) */
     const char *no_limit;    /* bsh only: memory, pids or both opted out */
     bool pair_sandbox;       /* bsh only: plain and --sandbox, run by run */
+    bool pair_session;       /* bsh only: plain and in a session, run by run */
+    struct bsh_session *session; /* bsh only: the run's session, or NULL */
     bool pollfds; /* bsh only: --parallel through bsh_stream_pollfds */
 };
 

@@ -458,7 +458,7 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         a->run.sandbox.allow_net = true;
         return 0;
     case OPT_SESSION:
-        if (value[0] == '\0')
+        if (value == NULL || value[0] == '\0')
             return usage_error(a, "run: --session needs a file name");
         a->session_file = value;
         return 0;

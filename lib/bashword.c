@@ -284,9 +284,11 @@ size_t bsh__single_quote(const char *value, size_t len, char *out)
     size_t n = 0;
     out[n++] = '\'';
     for (size_t i = 0; i < len; i++) {
-        if (value[i] == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
+        if (value[i] == '\'') { /* close, an escaped quote, reopen */
+            out[n++] = '\'';
+            out[n++] = '\\';
+            out[n++] = '\'';
+            out[n++] = '\'';
         } else {
             out[n++] = value[i];
         }

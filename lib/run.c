@@ -182,6 +182,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         return;
     }
     struct bsh__sandbox box;
+    const char *tmpdir = NULL; /* the sandbox's private TMPDIR */
     if (o->sandbox.mode != BSH_SANDBOX_OFF) {
         char sandbox_why[BSH_ERROR_MAX - 32];
         if (bsh__sandbox_prepare(&box, &o->sandbox, cwd, envp, sandbox_why,
@@ -192,6 +193,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
             return;
         }
         place.sandbox = &box;
+        tmpdir = box.tmpdir;
         if (o->session == NULL && !use_private_tmpdir(o, &box, &envp)) {
             bsh__sandbox_release(&box);
             bsh__stream_fail(s, BSH_ERR_RESOURCES, "%s: out of memory", prefix);
@@ -208,9 +210,7 @@ static void spawn_child(struct bsh_stream *s, const struct bsh_run_opts *o)
         &place,
         {-1, -1}};
     struct bsh__session_launch sl = {NULL, NULL};
-    if (o->session != NULL &&
-        !launch_in_session(s, o, place.sandbox != NULL ? box.tmpdir : NULL,
-                           &launch, &sl)) {
+    if (o->session != NULL && !launch_in_session(s, o, tmpdir, &launch, &sl)) {
         if (place.sandbox != NULL)
             bsh__sandbox_release(&box);
         free(envp);

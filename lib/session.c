@@ -9,12 +9,11 @@
 #include "stream.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Bash's own variables: set by bash itself, dynamic, or about this one
  * process; restoring them would be wrong or fail. */
@@ -145,9 +144,9 @@ static int add_env_entry(struct bsh__state *st, const char *entry)
     char *text = malloc(n + 4 * vlen + 16);
     if (text == NULL)
         return -ENOMEM;
-    memcpy(text, "declare -x ", 11);
-    memcpy(text + 11, entry, n + 1);
-    size_t len = 11 + n + 1 + bsh__single_quote(eq + 1, vlen, text + 12 + n);
+    int head = sprintf(text, "declare -x %.*s=", (int)n, entry);
+    size_t len =
+        (size_t)head + bsh__single_quote(eq + 1, vlen, text + (size_t)head);
     int rc = bsh__state_add(st, REC_VAR, entry, n, text, len, n + vlen);
     free(text);
     return rc;
@@ -272,9 +271,9 @@ bool bsh_session_busy(const struct bsh_session *s)
 
 static char kind_of(enum bsh_session_kind kind)
 {
-    return kind == BSH_SESSION_VARIABLES   ? REC_VAR
-           : kind == BSH_SESSION_FUNCTIONS ? REC_FUNC
-                                           : REC_ALIAS;
+    return (char)(kind == BSH_SESSION_VARIABLES   ? REC_VAR
+                  : kind == BSH_SESSION_FUNCTIONS ? REC_FUNC
+                                                  : REC_ALIAS);
 }
 
 static const struct bsh__rec *nth(const struct bsh_session *s, char kind,

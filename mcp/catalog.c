@@ -23,7 +23,8 @@
     "[\"cgroup\",\"subreaper\",\"session\"]},"                            \
     "\"killed\":" INT_OR_NULL ",\"escaped\":" INT_OR_NULL ","             \
     "\"diagnosis\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}," \
-    "\"sandbox\":{\"type\":[\"object\",\"null\"]}},"                      \
+    "\"sandbox\":{\"type\":[\"object\",\"null\"]},"                       \
+    "\"session_state\":{\"type\":[\"string\",\"null\"]}},"                \
     "\"required\":[\"reason\",\"wall_ms\",\"containment\"]}"
 
 /* One shell session: bash_session's result, an item of bash_list's. */

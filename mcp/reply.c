@@ -154,6 +154,11 @@ static void add_report(const struct mcp_run *r, json_t *structured)
     char *text = report_json(rep, report_containment(rep, r->subreaper));
     json_t *report = text != NULL ? json_loads(text, 0, NULL) : NULL;
     free(text);
+    const char *state =
+        bsh_session_state_name(bsh_stream_session_state(r->stream));
+    if (report != NULL)
+        json_object_set_new(report, "session_state",
+                            state != NULL ? json_string(state) : json_null());
     if (report != NULL)
         json_object_set_new(structured, "report", report);
 }

@@ -112,16 +112,17 @@ static const char *plain_string(const struct tool_ctx *t, const char *name,
  * answering a bad one. */
 static struct bsh_env_var *call_env(const struct tool_ctx *t, size_t *count)
 {
-    json_t *env = tool_arg(&t->args, "env"), *value;
-    const char *name;
+    json_t *env = tool_arg(&t->args, "env");
     *count = 0;
     struct bsh_env_var *vars = calloc(json_object_size(env) + 1, sizeof(*vars));
     if (vars == NULL) {
         tool_error(t->id, "out of memory");
         return NULL;
     }
-    json_object_foreach(env, name, value)
-    {
+    for (void *it = json_object_iter(env); it != NULL;
+         it = json_object_iter_next(env, it)) {
+        const char *name = json_object_iter_key(it);
+        json_t *value = json_object_iter_value(it);
         char why[200];
         if (!bsh_env_name_valid(name))
             snprintf(why, sizeof(why),
@@ -407,10 +408,10 @@ static void session_text(const json_t *o, FILE *f)
             json_string_value(json_object_get(o, "cwd")));
     static const char *const keys[] = {"variables", "functions", "aliases"};
     for (size_t k = 0; k < 3; k++) {
-        json_t *list = json_object_get(o, keys[k]), *v;
-        size_t i;
+        json_t *list = json_object_get(o, keys[k]);
         fprintf(f, "%s (%zu):", keys[k], json_array_size(list));
-        json_array_foreach(list, i, v) fprintf(f, " %s", json_string_value(v));
+        for (size_t i = 0; i < json_array_size(list); i++)
+            fprintf(f, " %s", json_string_value(json_array_get(list, i)));
         fputc('\n', f);
     }
 }

@@ -184,13 +184,13 @@ static void test_bound(void)
     is_int(st, BSH_SESSION_SAVED,
            "a 1 MiB value of control bytes fits the bound");
     result_free(&r);
-    srun("echo ${#V} ${#BIG}; /bin/true || echo E2BIG", 20000, 0, &r, &st,
-         NULL, 0);
+    srun("echo ${#V} ${#BIG}; /bin/true || echo E2BIG", 20000, 0, &r, &st, NULL,
+         0);
     is_str(out_of(&r), "1048576 200000\nE2BIG\n",
            "both round-trip; a 200 KB export is too big for execve");
     result_free(&r);
-    srun("unset BIG; W=$(head -c 5000000 /dev/zero | tr '\\0' y)", 20000, 0,
-         &r, &st, note, sizeof(note));
+    srun("unset BIG; W=$(head -c 5000000 /dev/zero | tr '\\0' y)", 20000, 0, &r,
+         &st, note, sizeof(note));
     ok(st == BSH_SESSION_UNCHANGED && strstr(note, "over the 4 MiB bound"),
        "over the bound: unchanged, and why");
     printf("# %s\n", note);
@@ -282,8 +282,9 @@ static void test_modes(void)
     o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
     o.command = "echo $PTYVAR; pwd; cd /usr; SANDVAR=2";
     run_collect(&o, &r);
-    is_str(out_of(&r), "1\n/tmp\n", "a PTY run saves; a sandboxed one starts "
-                                    "from it");
+    is_str(out_of(&r), "1\n/tmp\n",
+           "a PTY run saves; a sandboxed one starts "
+           "from it");
     result_free(&r);
     o.sandbox.mode = BSH_SANDBOX_OFF;
     o.command = "echo $SANDVAR; pwd";

@@ -34,7 +34,7 @@ async function v2Session(mode) {
 async function exercise(client) {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name),
-    ['bash_run', 'bash_output', 'bash_write', 'bash_kill', 'bash_list']);
+    ['bash_run', 'bash_output', 'bash_write', 'bash_kill', 'bash_list', 'bash_session']);
   for (const t of tools) assert.ok(t.title && t.annotations && t.outputSchema, t.name);
   const r = await client.callTool({ name: 'bash_run', arguments: { command: 'echo hi' } });
   assert.deepEqual(r.content, [{ type: 'text', text: 'hi\n' }]);

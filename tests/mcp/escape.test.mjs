@@ -124,7 +124,7 @@ test('mcp, subreaper: a call\'s orphans end with it while a later call goes on',
     // The technique's last fork is done: python starts in ~0.1 s, and in
     // more than 0.6 s on a machine busy with other tests.
     await sleep(1500);
-    s.call(2, { command: 'sleep 30' });
+    s.call(2, { command: 'sleep 30', session: 'later' }); // runs at once
     const reply = await s.next(10000);
     if (reply.id !== 1) bad.push(`${tech}: the long call ended first`);
     let left = count(marker);

@@ -41,7 +41,8 @@ for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1']) {
     const dir = scratch();
     const s = rawServer();
     s.call(1, { command: `sleep 100 & echo $! > ${dir}/a; wait` });
-    s.call(2, { command: `sleep 100 & echo $! > ${dir}/b; wait` });
+    // A session of its own: calls in one session run one after the other.
+    s.call(2, { command: `sleep 100 & echo $! > ${dir}/b; wait`, session: 'b' });
     const a = await waitForNumber(join(dir, 'a'));
     const b = await waitForNumber(join(dir, 'b'));
     s.child.kill(sig);
@@ -105,7 +106,8 @@ test('a NUL in a command: a tool error that carries the id', async () => {
 });
 
 test('256 calls at once under a soft fd limit of 1024', async () => {
-  const s = rawServer(['--max-runs', '256'], { shell: 'ulimit -Sn 1024' });
+  // --no-sessions: 256 calls of one session would run one after another.
+  const s = rawServer(['--max-runs', '256', '--no-sessions'], { shell: 'ulimit -Sn 1024' });
   for (let i = 0; i < 256; i++) s.call(i, { command: 'sleep 1; echo done' });
   let good = 0;
   for (let i = 0; i < 256; i++) {
@@ -118,7 +120,8 @@ test('256 calls at once under a soft fd limit of 1024', async () => {
 });
 
 test('past the fd-sized run limit: a clear tool error', async () => {
-  const s = rawServer([], { shell: 'ulimit -n 200' }); // (200 - 32) / 8 = 21
+  // (200 - 32) / 8 = 21; --no-sessions: the calls start at once
+  const s = rawServer(['--no-sessions'], { shell: 'ulimit -n 200' });
   for (let i = 0; i < 22; i++) s.call(i, { command: 'sleep 1' });
   const r = await s.next(10000);
   assert.equal(r.id, 21);

@@ -26,7 +26,8 @@ test('sleep 70: progress keeps the call alive; defaults return running, then the
   })();
   const withDefaults = (async () => {
     const t0 = Date.now();
-    const r = await client.callTool({ name: 'bash_run', arguments: { command: 'sleep 70; echo late' } });
+    // A session of its own: it runs beside the first call.
+    const r = await client.callTool({ name: 'bash_run', arguments: { command: 'sleep 70; echo late', session: 'beside' } });
     assert.ok(Date.now() - t0 < 60000);
     assert.equal(r.structuredContent.state, 'running');
     const id = r.structuredContent.run_id;

@@ -125,7 +125,7 @@ test('pipe mode: input, stdin kept open for bash_write, close_stdin', async () =
 
 test('20 runs in flight at once stay independent', async () => {
   const starts = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-    call(client, 'bash_run', { command: `echo start-${i}; sleep 1; echo end-${i}`, yield_ms: 100 })));
+    call(client, 'bash_run', { command: `echo start-${i}; sleep 1; echo end-${i}`, yield_ms: 100, session: `s${i}` })));
   const ids = starts.map((r) => r.structuredContent.run_id);
   assert.equal(new Set(ids).size, 20);
   const ends = await Promise.all(ids.map((id) => call(client, 'bash_output', { run_id: id, wait_ms: 10000 })));

@@ -16,7 +16,7 @@ const run = (command, extra = {}, options) =>
 test('tools/list offers bash_run with its input schema, and the run tools', async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name),
-    ['bash_run', 'bash_output', 'bash_write', 'bash_kill', 'bash_list']);
+    ['bash_run', 'bash_output', 'bash_write', 'bash_kill', 'bash_list', 'bash_session']);
   for (const k of ['yield_ms', 'idle_timeout_ms']) assert.equal(tools[0].inputSchema.properties[k].type, 'integer');
   assert.equal(tools[0].inputSchema.properties.input.type, 'string');
   assert.deepEqual(tools[2].inputSchema.required, ['run_id', 'input']);
@@ -132,8 +132,9 @@ test('progress notifications while output arrives', async () => {
 
 test('calls run in parallel and never block the server', async () => {
   const t0 = Date.now();
-  const slow = run('sleep 1; echo a');
-  const slow2 = run('sleep 1; echo b');
+  // Sessions of their own: calls in one session run one after the other.
+  const slow = run('sleep 1; echo a', { session: 'pa' });
+  const slow2 = run('sleep 1; echo b', { session: 'pb' });
   const p0 = Date.now();
   await client.ping();
   assert.ok(Date.now() - p0 < 500, 'ping answered while calls run');
@@ -146,7 +147,7 @@ test('calls run in parallel and never block the server', async () => {
 test('16 calls in flight at once', async () => {
   const t0 = Date.now();
   const calls = [];
-  for (let i = 0; i < 16; i++) calls.push(run(`sleep 0.5; echo ${i}`));
+  for (let i = 0; i < 16; i++) calls.push(run(`sleep 0.5; echo ${i}`, { session: `p${i}` }));
   const results = await Promise.all(calls);
   results.forEach((r, i) => assert.equal(r.content[0].text, `${i}\n`));
   assert.ok(Date.now() - t0 < 4000);
