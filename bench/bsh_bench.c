@@ -209,7 +209,7 @@ static const char session_setup[] =
     "for i in $(seq 20); do alias al$i=\"echo alias $i\"; done";
 
 /* The session of --pair-session, made and filled; exits on failure. */
-static struct bsh_session *filled_session(void)
+static struct bsh_session *filled_session(const char *setup)
 {
     struct bsh_session *s = NULL;
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
@@ -217,7 +217,7 @@ static struct bsh_session *filled_session(void)
     struct bsh_item it;
     if (bsh_session_new(NULL, NULL, &s) != BSH_OK)
         exit(1);
-    o.command = session_setup;
+    o.command = setup != NULL ? setup : session_setup;
     o.session = s;
     if (bsh_run(&o, &st, NULL) != BSH_OK)
         exit(1);
@@ -242,7 +242,8 @@ static struct bsh_session *filled_session(void)
  * --pair-session: the same with a run in a session for the sandboxed. */
 static int run_pairs(struct bench_args *a)
 {
-    struct bsh_session *session = a->pair_session ? filled_session() : NULL;
+    struct bsh_session *session =
+        a->pair_session ? filled_session(a->session_setup) : NULL;
     int n = a->repeat;
     double *v = calloc((size_t)n * 6, sizeof(*v));
     if (v == NULL)

@@ -15,7 +15,7 @@ static void usage(const char *prog)
             "usage: %s [--timeout MS] [--repeat N] [--parallel N] [--pty] "
             "[--touch-mb N] [--containment auto|cgroup|session] [--report] "
             "[--sandbox] [--no-limit memory|pids|both] [--pair-sandbox] "
-            "[--pair-session] "
+            "[--pair-session] [--session-setup COMMAND] "
             "[--pollfds] "
             "COMMAND\n",
             prog);
@@ -57,6 +57,10 @@ void bench_parse(int argc, char **argv, struct bench_args *a)
         }
         if (i + 1 >= argc)
             usage(argv[0]);
+        if (strcmp(o, "--session-setup") == 0) {
+            a->session_setup = argv[++i];
+            continue;
+        }
         if (strcmp(o, "--no-limit") == 0) {
             a->no_limit = argv[++i];
             continue;

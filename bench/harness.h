@@ -31,6 +31,7 @@ struct bench_args {
     bool pair_sandbox;       /* bsh only: plain and --sandbox, run by run */
     bool pair_session;       /* bsh only: plain and in a session, run by run */
     struct bsh_session *session; /* bsh only: the run's session, or NULL */
+    const char *session_setup;   /* bsh only: what fills it (NULL: 200/50/20) */
     bool pollfds; /* bsh only: --parallel through bsh_stream_pollfds */
 };
 

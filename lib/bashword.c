@@ -157,17 +157,27 @@ static int quoted_word(struct cursor *c)
     return 0;
 }
 
-/* An array subscript: digits, a plain word or a quoted one. */
-static int subscript(struct cursor *c)
+/* Whether `ch` may stand in a bare key of an associative array as bash
+ * prints it: nothing that quotes, expands or ends a word. */
+static bool bare_key_char(char ch)
+{
+    return strchr(" \t\n]\"'$`\\;|&()<>", ch) == NULL;
+}
+
+/* An array subscript: digits for an indexed array (a bare word there
+ * would be arithmetic, which can run code), a bare or quoted word for an
+ * associative one. */
+static int subscript(struct cursor *c, bool assoc)
 {
     if (!take(c, "["))
         return -1;
-    if (at(c, '"') || at(c, '$') || at(c, '\'')) {
+    if (assoc && (at(c, '"') || at(c, '$') || at(c, '\''))) {
         if (quoted_word(c) < 0)
             return -1;
     } else {
         const char *s = c->p;
-        while (c->p < c->end && (is_name_char(*c->p, false) || *c->p == '-'))
+        while (c->p < c->end &&
+               (assoc ? bare_key_char(*c->p) : (*c->p >= '0' && *c->p <= '9')))
             c->p++;
         if (c->p == s)
             return -1;
@@ -177,7 +187,7 @@ static int subscript(struct cursor *c)
 }
 
 /* (...) of `[key]=value` pairs. */
-static int array_value(struct cursor *c)
+static int array_value(struct cursor *c, bool assoc)
 {
     c->p++;
     for (;;) {
@@ -187,7 +197,7 @@ static int array_value(struct cursor *c)
             c->p++;
             return 0;
         }
-        if (subscript(c) < 0 || quoted_word(c) < 0)
+        if (subscript(c, assoc) < 0 || quoted_word(c) < 0)
             return -1;
     }
 }
@@ -238,7 +248,8 @@ int bsh__declare_scan(const char *p, size_t len, struct bsh__statement *st)
         return -1;
     if (take(&c, "=")) {
         st->has_value = true;
-        int rc = at(&c, '(') ? array_value(&c) : quoted_word(&c);
+        bool assoc = strchr(st->flags, 'A') != NULL;
+        int rc = at(&c, '(') ? array_value(&c, assoc) : quoted_word(&c);
         if (rc < 0)
             return -1;
     }
@@ -251,6 +262,7 @@ int bsh__alias_scan(const char *p, size_t len, struct bsh__statement *st)
     memset(st, 0, sizeof(*st));
     if (!take(&c, "alias "))
         return -1;
+    (void)take(&c, "-- "); /* before a name that starts with '-' */
     st->name = c.p;
     /* bash refuses / $ ` = and quotes in alias names, and blanks. */
     while (c.p < c.end && strchr("/$`='\"\\ \t\n;|&()<>", *c.p) == NULL)

@@ -27,9 +27,10 @@ static const char *const bash_own[] = {
 
 /* Never carried, whoever set them: they change how bash or every program
  * starts (SPEC 9.1's deny list). */
-static const char *const deny[] = {"BASH_ENV",      "ENV", "LD_PRELOAD",
-                                   "LD_AUDIT",      "PS4", "PROMPT_COMMAND",
-                                   "BASH_XTRACEFD", NULL};
+static const char *const deny[] = {
+    "BASH_ENV",        "ENV",           "LD_PRELOAD",
+    "LD_AUDIT",        "PS4",           "PROMPT_COMMAND",
+    "POSIXLY_CORRECT", "BASH_XTRACEFD", NULL};
 
 static bool listed(const char *const *list, const char *name, size_t len)
 {

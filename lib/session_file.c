@@ -140,6 +140,20 @@ static bool next_record(struct reader *rd, char *kind, const char **name,
     return true;
 }
 
+/* Exactly "declare -f[attributes] NAME", with the record's name. */
+static bool function_line(const char *name, size_t nl, const char *text,
+                          size_t tl)
+{
+    size_t i = 10;
+    if (nl == 0 || tl < 12 || memcmp(text, "declare -f", 10) != 0)
+        return false;
+    while (i < tl && text[i] >= 'a' && text[i] <= 'z')
+        i++;
+    return i < tl && text[i] == ' ' && tl - i - 1 == nl &&
+           memcmp(text + i + 1, name, nl) == 0 &&
+           strcspn(name, " \t\n;|&()<>$`'\"\\") >= nl;
+}
+
 static bool same_name(const struct bsh__statement *st, const char *name,
                       size_t nl)
 {
@@ -171,8 +185,7 @@ static bool record_valid(char kind, const char *name, size_t nl,
     case REC_UMASK:
         return nl == 0 && tl >= 3 && tl <= 4 && strspn(text, "01234567") >= tl;
     case REC_FUNC:
-        return nl > 0 && tl > 11 && memcmp(text, "declare -f", 10) == 0 &&
-               memchr(text, '\n', tl) == NULL;
+        return function_line(name, nl, text, tl);
     case REC_FUNCTIONS:
         *raw = tl;
         return nl == 0;

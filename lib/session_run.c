@@ -282,6 +282,12 @@ static void save(struct bsh__session_run *r, int status,
     char *data = status >= 0 ? read_saved(r->fds[1], &len) : NULL;
     struct bsh__capture c;
     int rc = data != NULL ? bsh__capture_read(data, len, &c) : -EAGAIN;
+    struct stat sb;
+    if (data == NULL && status >= 0 && fstat(r->fds[1], &sb) == 0 &&
+        (size_t)sb.st_size > CAPTURE_MAX) {  /* too big to read at all */
+        r->too_big = (size_t)sb.st_size / 4; /* at least this many bytes */
+        rc = -EFBIG;
+    }
     free(data);
     if (rc == 0) {
         rc = adopt(r, &c);

@@ -22,111 +22,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STR2(x) #x
-#define STR(x)  STR2(x)
+/* The fds are written out in the bash text below. */
+_Static_assert(BSH_STATE_FD_IN == 240 && BSH_STATE_FD_OUT == 241,
+               "the bash text names fds 240 and 241");
 
-const char bsh__session_prelude[] = "builtin mapfile -d '' -u " STR(
-    BSH_STATE_FD_IN) " __bsh_s; "
-                     "builtin exec " STR(
-                         BSH_STATE_FD_IN) "<&-; "
-                                          "builtin eval \"${__bsh_s[0]-}\" "
-                                          "2>&-; builtin unset __bsh_s\n";
+// clang-format off
+const char bsh__session_prelude[] =
+    "builtin mapfile -d '' -u 240 __bsh_s; builtin exec 240<&-; "
+    "builtin eval \"${__bsh_s[0]-}\" 2>&-; builtin unset __bsh_s\n";
 
-/* The functions the script defines first. */
+/* The functions the script defines first. The save: the call's variables
+ * the command left as they were are listed (an array, so the command's
+ * IFS does not matter; nounset is off), then each section, then the
+ * command's own EXIT action with $? as it was (`&& :`: a status that is
+ * not 0 must not trip errexit or an ERR trap there). */
 static const char helpers[] =
     "__bsh_on_exit() {\n"
-    "builtin unset -f trap __bsh_on_exit __bsh_trap_list\n"
+    "builtin set +u\n"
+    "builtin unset -f trap __bsh_on_exit __bsh_trap_list __bsh_trap\n"
     "__bsh_keep=\n"
-    "for __bsh_n in ${__bsh_envn-}; do __bsh_w=__bsh_w_$__bsh_n\n"
+    "for __bsh_n in \"${__bsh_envn[@]}\"; do __bsh_w=__bsh_w_$__bsh_n\n"
     "[[ \"${!__bsh_n@A}\" == \"${!__bsh_w}\" ]] && "
     "__bsh_keep+=\" $__bsh_n\"; done\n"
     "{ builtin printf 'bsh-state-1\\0'; builtin pwd -P; builtin printf '\\0'\n"
-    "builtin umask; builtin printf '\\0'; builtin set +o; "
-    "builtin printf '\\0'\n"
+    "builtin umask; builtin printf '\\0'; builtin set +o; builtin printf '\\0'\n"
     "builtin shopt -p; builtin printf '\\0'; builtin declare -p; "
     "builtin printf '\\0'\n"
     "builtin declare -F; builtin printf '\\0'; builtin declare -f; "
     "builtin printf '\\0'\n"
     "builtin alias -p; builtin printf '\\0%s\\0end\\0' \"$__bsh_keep\"\n"
-    "} >&" STR(
-        BSH_STATE_FD_OUT) " 2>&-\n"
-                          "builtin exec " STR(
-                              BSH_STATE_FD_OUT) ">&-\n"
-                                                "if [[ -n "
-                                                "${__bsh_exit_action+x} ]]; "
-                                                "then\n"
-                                                "__bsh_status() { return "
-                                                "\"$1\"; }\n"
-                                                "[[ $__bsh_f == *x* ]] && "
-                                                "builtin set -x\n"
-                                                "__bsh_status \"$__bsh_rc\"; "
-                                                "builtin eval "
-                                                "\"$__bsh_exit_action\"; fi\n"
-                                                "}\n"
-                                                "__bsh_trap_list() {\n"
-                                                "local __bsh_s __bsh_t "
-                                                "__bsh_l\n"
-                                                "if [[ $# -le 1 ]]; then\n"
-                                                "[[ -n ${__bsh_exit_action+x} "
-                                                "]] && "
-                                                "builtin printf 'trap -- %s "
-                                                "EXIT\\n' "
-                                                "\"${__bsh_exit_action@Q}\"\n"
-                                                "__bsh_t=$(builtin trap -p)\n"
-                                                "while IFS= builtin read -r "
-                                                "__bsh_l; do [[ $__bsh_l == *' "
-                                                "EXIT' ]] || "
-                                                "builtin printf '%s\\n' "
-                                                "\"$__bsh_l\"; done <<< "
-                                                "\"$__bsh_t\"\n"
-                                                "return; fi\n"
-                                                "for __bsh_s in \"${@:2}\"; do "
-                                                "case ${__bsh_s^^} in "
-                                                "EXIT|0|SIGEXIT)\n"
-                                                "[[ -n ${__bsh_exit_action+x} "
-                                                "]] && "
-                                                "builtin printf 'trap -- %s "
-                                                "EXIT\\n' "
-                                                "\"${__bsh_exit_action@Q}\";;\n"
-                                                "*) builtin trap -p "
-                                                "\"$__bsh_s\";; esac; done\n"
-                                                "}\n"
-                                                "trap() {\n"
-                                                "if [[ $# -eq 0 || $1 == -p || "
-                                                "$1 == -P ]]; then "
-                                                "__bsh_trap_list \"$@\"; "
-                                                "return; fi\n"
-                                                "if [[ $1 == -l ]]; then "
-                                                "builtin trap \"$@\"; return; "
-                                                "fi\n"
-                                                "[[ $1 == -- ]] && shift\n"
-                                                "local __bsh_a=- __bsh_s "
-                                                "__bsh_r=()\n"
-                                                "[[ $# -gt 1 && $1 != - ]] && "
-                                                "__bsh_a=$1\n"
-                                                "[[ $# -gt 1 ]] && shift\n"
-                                                "for __bsh_s in \"$@\"; do "
-                                                "case ${__bsh_s^^} in\n"
-                                                "EXIT|0|SIGEXIT) if [[ "
-                                                "$__bsh_a == - ]]; then "
-                                                "builtin unset "
-                                                "__bsh_exit_action; "
-                                                "else "
-                                                "__bsh_exit_action=$__bsh_a; "
-                                                "fi;;\n"
-                                                "*) __bsh_r+=(\"$__bsh_s\");; "
-                                                "esac; done\n"
-                                                "(( ${#__bsh_r[@]} == 0 )) || "
-                                                "builtin trap -- \"$__bsh_a\" "
-                                                "\"${__bsh_r[@]}\"\n"
-                                                "}\n"
-                                                "builtin shopt -s "
-                                                "expand_aliases\n";
+    "} >&241 2>&-\n"
+    "builtin exec 241>&-\n"
+    "if [[ -n ${__bsh_exit_action+x} ]]; then\n"
+    "__bsh_status() { return \"$1\"; }\n"
+    "[[ $__bsh_f == *x* ]] && builtin set -x\n"
+    "__bsh_status \"$__bsh_rc\" && :; builtin eval \"$__bsh_exit_action\"; fi\n"
+    "}\n"
+    "__bsh_trap_list() {\n"
+    "local __bsh_s __bsh_t __bsh_l\n"
+    "if [[ $# -le 1 ]]; then\n"
+    "[[ -n ${__bsh_exit_action+x} ]] && "
+    "builtin printf 'trap -- %s EXIT\\n' \"${__bsh_exit_action@Q}\"\n"
+    "__bsh_t=$(builtin trap -p)\n"
+    "while IFS= builtin read -r __bsh_l; do [[ $__bsh_l == *' EXIT' ]] || "
+    "builtin printf '%s\\n' \"$__bsh_l\"; done <<< \"$__bsh_t\"\n"
+    "return; fi\n"
+    "for __bsh_s in \"${@:2}\"; do case ${__bsh_s^^} in EXIT|0|SIGEXIT)\n"
+    "[[ -n ${__bsh_exit_action+x} ]] && "
+    "builtin printf 'trap -- %s EXIT\\n' \"${__bsh_exit_action@Q}\";;\n"
+    "*) builtin trap -p \"$__bsh_s\";; esac; done\n"
+    "}\n"
+    /* A subshell's EXIT trap is its own: bash's. */
+    "trap() {\n"
+    "if [[ $BASHPID != \"$$\" ]]; then builtin trap \"$@\"; return; fi\n"
+    "if [[ $# -eq 0 || $1 == -p || $1 == -P ]]; then "
+    "__bsh_trap_list \"$@\"; return; fi\n"
+    "if [[ $1 == -l ]]; then builtin trap \"$@\"; return; fi\n"
+    "[[ $1 == -- ]] && shift\n"
+    "local __bsh_a=- __bsh_s __bsh_r=()\n"
+    "[[ $# -gt 1 && $1 != - ]] && __bsh_a=$1\n"
+    "[[ $# -gt 1 ]] && shift\n"
+    "for __bsh_s in \"$@\"; do case ${__bsh_s^^} in\n"
+    "EXIT|0|SIGEXIT) if [[ $__bsh_a == - ]]; then "
+    "builtin unset __bsh_exit_action; "
+    "else __bsh_exit_action=$__bsh_a; fi;;\n"
+    "*) __bsh_r+=(\"$__bsh_s\");; esac; done\n"
+    "(( ${#__bsh_r[@]} == 0 )) || builtin trap -- \"$__bsh_a\" "
+    "\"${__bsh_r[@]}\"\n"
+    "}\n"
+    "builtin shopt -s expand_aliases\n";
 
-/* The trap that saves; $? and $- are taken before anything else runs. */
+/* The trap that saves; $? and $- are taken before anything else runs, and
+ * the command's DEBUG and RETURN traps and xtrace cannot reach the save. */
 static const char arm[] =
-    "builtin trap -- '{ __bsh_rc=$? __bsh_f=$-; builtin set +xv; } 2>&-; "
-    "__bsh_on_exit' EXIT\n";
+    "builtin trap -- '{ __bsh_rc=$? __bsh_f=$-; builtin trap - DEBUG RETURN; "
+    "builtin set +xvTE; } 2>&-; __bsh_on_exit' EXIT\n";
+// clang-format on
 
 /* A growing buffer; `failed` once out of memory. */
 struct text {
@@ -161,10 +132,16 @@ static void puts_(struct text *t, const char *s)
     put(t, s, strlen(s));
 }
 
+/* posix mode refuses some function names; allexport would export every
+ * variable restored after it: both come last. */
+static bool late_option(const char *name)
+{
+    return strcmp(name, "posix") == 0 || strcmp(name, "allexport") == 0;
+}
+
 /* `set -o a +o b` and `shopt -s c` / `shopt -u d`, one command each:
- * bash parses three commands much faster than eighty. posix mode comes
- * after the functions (it refuses some function names). */
-static void put_options(struct text *t, const struct bsh__state *st, bool posix)
+ * bash parses three commands much faster than eighty. */
+static void put_options(struct text *t, const struct bsh__state *st, bool late)
 {
     static const char *const heads[] = {"set -o ", "set +o ", "shopt -s ",
                                         "shopt -u "};
@@ -177,7 +154,7 @@ static void put_options(struct text *t, const struct bsh__state *st, bool posix)
         for (size_t i = 0; i < st->count; i++) {
             const struct bsh__rec *r = &st->recs[i];
             if (r->kind != REC_OPTION || strncmp(r->text, heads[h], hl) != 0 ||
-                (strcmp(r->name, "posix") == 0) != posix)
+                late_option(r->name) != late)
                 continue;
             if (!any)
                 puts_(t, cmds[h]);
@@ -210,12 +187,12 @@ static void put_kind(struct text *t, const struct bsh__state *st, char kind,
  * start, for the save to tell whether the command changed it. */
 static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
 {
-    puts_(t, "__bsh_envn='");
+    puts_(t, "__bsh_envn=(");
     for (size_t i = 0; i < count; i++) {
         puts_(t, " ");
         puts_(t, env[i].name);
     }
-    puts_(t, "'\n");
+    puts_(t, ")\n");
     for (size_t i = 0; i < count; i++) {
         size_t vl = strlen(env[i].value);
         char *q = malloc(4 * vl + 3);
@@ -236,6 +213,26 @@ static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
     }
 }
 
+/* The functions in an eval of their own: one that bash cannot read back
+ * (`function a=b`) costs the functions after it, not the save. */
+static void put_functions(struct text *t, const struct bsh__state *st)
+{
+    for (size_t i = 0; i < st->count; i++) {
+        const struct bsh__rec *r = &st->recs[i];
+        if (r->kind != REC_FUNCTIONS)
+            continue;
+        char *q = malloc(4 * r->len + 3);
+        if (q == NULL) {
+            t->failed = true;
+            return;
+        }
+        puts_(t, "builtin eval -- ");
+        put(t, q, bsh__single_quote(r->text, r->len, q));
+        puts_(t, " 2>&-\n");
+        free(q);
+    }
+}
+
 char *bsh__session_script(const struct bsh__state *st,
                           const struct bsh_env_var *env, size_t count,
                           size_t *len)
@@ -245,11 +242,11 @@ char *bsh__session_script(const struct bsh__state *st,
     put_options(&t, st, false);
     put_kind(&t, st, REC_UMASK, "builtin umask ");
     put_kind(&t, st, REC_VAR, "");
-    put_kind(&t, st, REC_FUNCTIONS, "");
+    put_functions(&t, st);
     put_kind(&t, st, REC_FUNC, "builtin ");
     put_kind(&t, st, REC_ALIAS, "builtin ");
-    put_options(&t, st, true);
     put_env(&t, env, count);
+    put_options(&t, st, true);
     puts_(&t, arm);
     if (t.failed) {
         free(t.buf);

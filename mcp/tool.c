@@ -450,8 +450,10 @@ static void bash_session(const struct tool_ctx *t)
         plain_error(t->id, why);
         return;
     }
-    if (reset)
-        bsh_session_reset(s->state);
+    if (reset && bsh_session_reset(s->state) != BSH_OK) {
+        plain_error(t->id, "bash_session: the session could not be reset");
+        return;
+    }
     json_t *o = session_json(t->g, s, true);
     char *text = NULL;
     size_t len = 0;

@@ -359,6 +359,17 @@ ok $? "session show: the directory and the names"
 expect "session reset empties it" 0 "" "" -- session reset "$S"
 expect "after a reset the run starts in the base directory" 0 "$T\n\n" "" -- \
     run --session "$S" 'pwd; echo "${SV-}"'
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    U="$T/as-user"; mkdir -p "$U" && chown nobody "$U" && chmod o+x "$T"
+    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$BSH" "$@"; }
+    as_nobody run --session "$U/s" -C "$U" 'export NB=1; g() { echo fn; }' &&
+        [ "$(as_nobody run --sandbox=best-effort --session "$U/s" 'echo $NB; g')" = "1
+fn" ] && [ "$(as_nobody run -p --session "$U/s" 'echo $NB')" = "$(printf '1\r')" ]
+    ok $? "--session as an unprivileged user, sandboxed and in a PTY"
+    "$BSH" run --session "$U/s" true 2>"$T/foreign-owner"
+    [ $? = 125 ] && grep -q 'refused: it is owned by another user' "$T/foreign-owner"
+    ok $? "--session: a file another user owns is refused"
+fi
 expect "session needs show or reset" 125 "" \
     "bsh: session: expected 'show FILE' or 'reset FILE'\n" -- session list "$S"
 

@@ -172,6 +172,52 @@ static void test_channel(void)
     result_free(&r);
 }
 
+/* What a review of the bash side found, each kept as a case. */
+static void test_bash_side(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    fresh();
+    srun("set -e; trap 'echo cleanup $?' EXIT; false", 10000, 0, &r, &st, NULL,
+         0);
+    ok(st == BSH_SESSION_SAVED && strcmp(out_of(&r), "cleanup 1\n") == 0,
+       "set -e with a failing status: the command's EXIT trap still runs");
+    result_free(&r);
+    srun("( trap 'echo sub' EXIT; true ); x=$(trap 'echo cs' EXIT; echo v); "
+         "echo $x",
+         10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "sub\nv cs\n", "EXIT traps of subshells are bash's");
+    result_free(&r);
+    struct bsh_run_opts o;
+    bsh_run_opts_init(&o);
+    struct bsh_env_var env[] = {{"CALLV", "1"}};
+    o.session = sess;
+    o.env = env;
+    o.env_count = 1;
+    o.command = "IFS=,; set -u; unset CALLV; AFTER_IFS=1";
+    run_collect(&o, &r);
+    result_free(&r);
+    srun("declare -A h=([example.com]=1 [a/b]=2); alias -- -dash='echo d'; "
+         "x=1; set -a",
+         10000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED,
+           "bare keys of an associative array and an alias named -dash");
+    result_free(&r);
+    srun("echo $AFTER_IFS; declare -p x h", 10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r),
+           "1\ndeclare -- x=\"1\"\ndeclare -A h=([example.com]=\"1\" "
+           "[a/b]=\"2\" )\n",
+           "IFS and nounset do not break the save; allexport does not export "
+           "what is restored");
+    result_free(&r);
+    srun("function a=b { :; }; KEPT=1", 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    srun("echo $KEPT; NEXT=2", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && strcmp(out_of(&r), "1\n") == 0,
+       "a function bash cannot read back does not stop the saves");
+    result_free(&r);
+}
+
 static void test_bound(void)
 {
     struct result r;
@@ -342,6 +388,7 @@ int main(void)
     test_carried();
     test_ends();
     test_channel();
+    test_bash_side();
     test_bound();
     test_busy_and_dirs();
     test_modes();
