@@ -42,7 +42,9 @@ if can_become_root; then
 
     # The MCP server answers others while a call cannot be killed, and
     # answers that call with the error.
-    coproc MCP { as_nobody "$BSH" mcp -C "$T" 2>/dev/null; }
+    # --no-sessions: bash execs the command itself, which then becomes
+    # root (in a session bash stays its parent, and the kill reaches bash).
+    coproc MCP { as_nobody "$BSH" mcp --no-sessions -C "$T" 2>/dev/null; }
     call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"./become_root sleep 107.75","timeout_ms":500}}}'
     echo "$call" >&"${MCP[1]}"
     sleep 1 # past the call's deadline
