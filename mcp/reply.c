@@ -65,7 +65,8 @@ static void append(char *buf, size_t size, size_t *len, const char *text)
 
 /* How the run ended, as the last line of the text ("" for exit 0); a run
  * that bsh ended gets a line before it that says what was still running. */
-static void ending_line(const struct mcp_run *r, char *buf, size_t size)
+static void ending_line(const struct mcp_run *r, const char *session, char *buf,
+                        size_t size)
 {
     const struct bsh_item *st = &r->status;
     enum bsh_end_reason why = bsh_stream_end_reason(r->stream);
@@ -103,6 +104,11 @@ static void ending_line(const struct mcp_run *r, char *buf, size_t size)
         append(buf, size, &len, running);
         append(buf, size, &len, "\n");
     }
+    /* The session's lines (each ends with a newline) just before the
+     * ending, which stays the last line. */
+    append(buf, size, &len, session);
+    if (last[0] == '\0' && len > 0 && buf[len - 1] == '\n')
+        buf[--len] = '\0';
     append(buf, size, &len, last);
 }
 
@@ -262,26 +268,20 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
     char raw_lead[BSH_ERROR_MAX + 256] = "",
                                   raw_ending[3 * BSH_ERROR_MAX + 512] = "";
     char raw_session[2 * BSH_ERROR_MAX + 512] = "";
-    if (phase == RUN_EXITED)
-        ending_line(r, raw_ending, sizeof(raw_ending));
-    else
-        state_line(r, phase, raw_lead, sizeof(raw_lead));
-    bool failed =
-        phase == RUN_EXITED && (r->error != NULL || raw_ending[0] != '\0');
+    bool failed = false;
     session_lines(r, phase, raw_session, sizeof(raw_session));
-    size_t sl = strlen(raw_session);
-    if (sl > 0) { /* after the state line, before the ending */
-        raw_session[sl - 1] = '\0'; /* each line ends where the next goes */
-        char *at = phase == RUN_EXITED ? raw_ending : raw_lead;
-        size_t cap =
-            phase == RUN_EXITED ? sizeof(raw_ending) : sizeof(raw_lead);
-        char joined[sizeof(raw_ending)];
-        if (phase == RUN_EXITED)
-            snprintf(joined, sizeof(joined), "%s%s%s", raw_session,
-                     at[0] != '\0' ? "\n" : "", at);
-        else
-            snprintf(joined, sizeof(joined), "%s\n%s", at, raw_session);
-        snprintf(at, cap, "%s", joined);
+    if (phase == RUN_EXITED) {
+        ending_line(r, "", raw_ending, sizeof(raw_ending));
+        failed = r->error != NULL || raw_ending[0] != '\0';
+        ending_line(r, raw_session, raw_ending, sizeof(raw_ending));
+    } else {
+        state_line(r, phase, raw_lead, sizeof(raw_lead));
+        size_t sl = strlen(raw_session), ll = strlen(raw_lead);
+        if (sl > 0 && ll + 1 + sl <= sizeof(raw_lead)) { /* after it */
+            raw_lead[ll] = '\n';
+            memcpy(raw_lead + ll + 1, raw_session, sl - 1); /* no last \n */
+            raw_lead[ll + sl] = '\0';
+        }
     }
     struct display lead, ending;
     struct capture_part po, pe;

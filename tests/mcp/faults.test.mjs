@@ -162,13 +162,13 @@ test('idle_timeout_ms ends a silent call; --grace sends SIGTERM first', async ()
   s.call(1, { command: 'echo a; sleep 10', idle_timeout_ms: 300 });
   let r = await s.next(5000);
   assert.match(r.result.content[0].text,
-    /^a\nstill running: sleep \(pid \d+, sleeping in \w+\)\ntimed out: no output for 300 ms$/);
+    /^a\nstill running: sleep \(pid \d+, sleeping in \w+\)\n(?:\[bsh: session state not saved: [^\]]*\]\n)?timed out: no output for 300 ms$/);
   assert.equal(r.result.structuredContent.report.reason, 'idle');
   assert.equal(r.result.structuredContent.timed_out, true);
   s.call(2, { command: "trap 'echo bye; exit 0' TERM; echo up; sleep 10 & wait", timeout_ms: 300 });
   r = await s.next(5000);
   assert.match(r.result.content[0].text,
-    /^up\nbye\nstill running: sleep \(pid \d+, .*\)\ntimed out after 300 ms$/);
+    /^up\nbye\nstill running: sleep \(pid \d+, .*\)\n(?:\[bsh: session state not saved: [^\]]*\]\n)?timed out after 300 ms$/);
   s.call(3, { command: 'true', idle_timeout_ms: 0 });
   assert.equal((await s.next()).result.isError, true);
   s.close();

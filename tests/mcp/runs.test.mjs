@@ -75,7 +75,8 @@ test('PTY: a password prompt returns awaiting_input within a second, then bash_w
   assert.equal(r.structuredContent.input_kind, 'password');
   assert.ok(ms < 1000, `reported after ${ms} ms`);
   console.log(`# prompt to awaiting_input: ${ms} ms (call start to reply)`);
-  assert.match(r.content[0].text, /^waiting for input \(password\) as run r\d+\nPassword: /);
+  assert.match(r.content[0].text,
+    /^waiting for input \(password\) as run r\d+\n(?:\[bsh: run r\d+ goes on detached from session [^\n]*\n)?Password: /);
   const first = await call(pty, 'bash_write', { run_id: r.structuredContent.run_id, input: 'hunter2\n', wait_ms: 10000 });
   const { r: w, out } = await untilExited(pty, r.structuredContent.run_id, first);
   assert.equal(w.structuredContent.exit_code, 0);

@@ -65,17 +65,18 @@ test('a timeout kills the command and says so', async () => {
   assert.equal(r.isError, true);
   // The line before the ending says what was still running, and on what.
   assert.match(r.content[0].text,
-    /^started\nstill running: sleep \(pid \d+, sleeping in \w+\)\ntimed out after 300 ms$/);
+    /^started\nstill running: sleep \(pid \d+, sleeping in \w+\)\n(?:\[bsh: session state not saved: [^\]]*\]\n)?timed out after 300 ms$/);
   assert.equal(r.structuredContent.timed_out, true);
   const rep = r.structuredContent.report;
   assert.equal(rep.reason, 'timeout');
   assert.equal(rep.signal, -1);
   assert.equal(rep.stdout_bytes, 8);
   assert.ok(['cgroup', 'subreaper'].includes(rep.containment));
-  // bash runs its last command with exec: sleep is all that is left.
-  assert.equal(rep.killed, 1);
+  // In a session bash stays (its EXIT trap saves the state), so it is
+  // killed with sleep; without one, bash runs its last command with exec.
+  assert.equal(rep.killed, r.structuredContent.session ? 2 : 1);
   assert.equal(rep.escaped, 0);
-  assert.deepEqual(rep.diagnosis.map((p) => p.comm), ['sleep']);
+  assert.deepEqual(rep.diagnosis.map((p) => p.comm).filter((c) => c !== 'bash'), ['sleep']);
   const sleep = rep.diagnosis.find((p) => p.comm === 'sleep');
   assert.equal(sleep.state, 'S');
   assert.deepEqual(Object.keys(sleep.fds), ['0', '1', '2']);
@@ -180,7 +181,7 @@ test('server configuration: cwd, env and default timeout apply to every call', a
   const r = await c.callTool({ name: 'bash_run', arguments: { command: 'pwd; echo $GREETING' } });
   assert.equal(r.content[0].text, '/tmp\nhi\n');
   const t = await c.callTool({ name: 'bash_run', arguments: { command: 'sleep 5' } });
-  assert.match(t.content[0].text, /^still running: sleep .*\ntimed out after 300 ms$/);
+  assert.match(t.content[0].text, /^still running: sleep .*\n(?:\[bsh: session state not saved: [^\]]*\]\n)?timed out after 300 ms$/);
   await c.close();
 });
 
