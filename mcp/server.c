@@ -107,6 +107,8 @@ static void serve(struct server *sv, const char *method, json_t *id,
         task_request(&sv->runs, method, id, params, modern);
     } else if (strcmp(method, "notifications/cancelled") == 0) {
         call_cancel(&sv->calls, json_object_get(params, "requestId"));
+        sessions_cancel(&sv->runs.sessions,
+                        json_object_get(params, "requestId"));
     } else if (request) {
         char why[160];
         snprintf(why, sizeof(why), "Method not found: %.100s", method);

@@ -65,7 +65,7 @@ bool sessions_wait(struct mcp_sessions *ss, struct mcp_session *s, json_t *id,
     w->params = json_incref(params);
     w->modern = modern;
     w->session = s;
-    w->since_ms = mono_ms();
+    w->since_ms = w->last_progress_ms = mono_ms();
     w->give_up_ms = wait_ms < 0 ? -1 : w->since_ms + (double)wait_ms;
     struct mcp_waiting **tail = &ss->waiting;
     while (*tail != NULL)
@@ -115,6 +115,16 @@ struct mcp_waiting *sessions_next_expired(struct mcp_sessions *ss,
             *next_ms = left;
     }
     return NULL;
+}
+
+void sessions_cancel(struct mcp_sessions *ss, json_t *request_id)
+{
+    for (struct mcp_waiting **pp = &ss->waiting; *pp != NULL;) {
+        if (request_id != NULL && json_equal((*pp)->id, request_id))
+            sessions_waiting_free(take(pp));
+        else
+            pp = &(*pp)->next;
+    }
 }
 
 void sessions_waiting_free(struct mcp_waiting *w)

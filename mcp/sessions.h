@@ -29,6 +29,8 @@ struct mcp_waiting {
     bool modern;
     struct mcp_session *session;
     double since_ms, give_up_ms; /* give_up_ms < 0: no bound */
+    double last_progress_ms;     /* when it was last told it waits */
+    json_int_t last_progress;
 };
 
 struct mcp_sessions {
@@ -64,6 +66,9 @@ struct mcp_waiting *sessions_next_expired(struct mcp_sessions *ss,
                                           double *next_ms);
 
 void sessions_waiting_free(struct mcp_waiting *w);
+
+/* notifications/cancelled for a call that waits: dropped unanswered. */
+void sessions_cancel(struct mcp_sessions *ss, json_t *request_id);
 
 /* Frees every session and waiting call. */
 void sessions_end_all(struct mcp_sessions *ss);

@@ -562,10 +562,49 @@ static void give_up(struct registry *g, struct mcp_waiting *w)
     rpc_answer_modern(was);
 }
 
+/* How often a call that waits for its session hears that it waits (a
+ * client with a request timeout resets it on progress). */
+#define WAITING_PROGRESS_MS 5000.0
+
+/* Progress for the calls that wait and asked for it; the ms until the
+ * next is due, or -1. */
+static double waiting_progress(struct registry *g)
+{
+    double now = mono_ms(), next = -1;
+    for (struct mcp_waiting *w = g->sessions.waiting; w != NULL; w = w->next) {
+        json_t *token = json_object_get(json_object_get(w->params, "_meta"),
+                                        "progressToken");
+        if (!json_is_string(token) && !json_is_integer(token))
+            continue;
+        double due = w->last_progress_ms + WAITING_PROGRESS_MS;
+        if (now >= due) {
+            const struct mcp_run *r = registry_attached_run(g, w->session);
+            json_int_t elapsed = (json_int_t)(now - w->since_ms);
+            if (elapsed <= w->last_progress)
+                elapsed = w->last_progress + 1;
+            w->last_progress = elapsed;
+            w->last_progress_ms = now;
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "waiting for session '%s': run %s is still attached",
+                     w->session->name, r != NULL ? r->id : "(ending)");
+            bool was = rpc_answer_modern(w->modern);
+            rpc_notify("notifications/progress",
+                       json_pack("{s:O, s:I, s:s}", "progressToken", token,
+                                 "progress", elapsed, "message", msg));
+            rpc_answer_modern(was);
+            due = now + WAITING_PROGRESS_MS;
+        }
+        if (next < 0 || due - now < next)
+            next = due - now;
+    }
+    return next;
+}
+
 double tool_resume_waiting(struct registry *g, struct calls *calls)
 {
     struct mcp_waiting *w;
-    double next = -1;
+    double next = waiting_progress(g);
     while ((w = sessions_next_expired(&g->sessions, &next)) != NULL) {
         give_up(g, w);
         sessions_waiting_free(w);

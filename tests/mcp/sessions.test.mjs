@@ -133,3 +133,23 @@ test('--no-sessions: every call a fresh shell; --max-sessions bounds them', asyn
     assert.match(r.content[0].text, /too many sessions \(at most 1\)/);
   } finally { await one.closeValidated(); }
 });
+
+test('a call that waits for its session hears progress, and a cancel drops it', async () => {
+  const long = run({ command: 'sleep 6', session: 'slow' });
+  await new Promise((res) => setTimeout(res, 200));
+  const seen = [];
+  const waiting = client.callTool({ name: 'bash_run', arguments: { command: 'echo after', session: 'slow' } },
+    undefined, { onprogress: (p) => seen.push(p), resetTimeoutOnProgress: true });
+  const abort = new AbortController();
+  const dropped = client.callTool({ name: 'bash_run', arguments: { command: 'export CANCELLED=1', session: 'slow' } },
+    undefined, { signal: abort.signal });
+  await new Promise((res) => setTimeout(res, 300));
+  abort.abort();
+  await assert.rejects(dropped);
+  assert.equal((await long).structuredContent.exit_code, 0);
+  assert.equal((await waiting).structuredContent.stdout, 'after\n');
+  assert.ok(seen.length >= 1, `${seen.length} progress notifications`);
+  assert.match(seen[0].message, /^waiting for session 'slow': run r\d+ is still attached$/);
+  const check = await run({ command: 'echo "${CANCELLED-unset}"', session: 'slow' });
+  assert.equal(check.structuredContent.stdout, 'unset\n', 'the cancelled call never ran');
+});
