@@ -91,3 +91,18 @@ char **bsh__env_build(const struct bsh_env_var *vars, size_t count)
     envp[n] = NULL;
     return envp;
 }
+
+struct bsh_env_var *bsh__env_with_tmpdir(const struct bsh_run_opts *o,
+                                         const char *tmpdir, size_t *count)
+{
+    size_t n = o->env != NULL ? o->env_count : 0;
+    struct bsh_env_var *vars = malloc((n + 1) * sizeof(*vars));
+    if (vars == NULL)
+        return NULL;
+    if (n > 0)
+        memcpy(vars, o->env, n * sizeof(*vars));
+    if (tmpdir != NULL)
+        vars[n++] = (struct bsh_env_var){"TMPDIR", tmpdir};
+    *count = n;
+    return vars;
+}

@@ -23,6 +23,12 @@ bool bsh__pattern_matches(size_t index, const char *s, size_t len);
  * out of memory. Callers have validated the names. */
 char **bsh__env_build(const struct bsh_env_var *vars, size_t count);
 
+/* env.c: the run's variables (`o->env`) and, when `tmpdir` is not NULL,
+ * TMPDIR last (so it wins): a malloc'd array of `*count`, or NULL when
+ * out of memory. */
+struct bsh_env_var *bsh__env_with_tmpdir(const struct bsh_run_opts *o,
+                                         const char *tmpdir, size_t *count);
+
 /* env.c: the value `envp` (NULL: `environ`) gives `name`, or NULL. */
 const char *bsh__env_value(char *const *envp, const char *name);
 
@@ -106,6 +112,15 @@ bool bsh__path_within(const char *path, const char *dir);
  * length, or -errno when it cannot be opened or read (`buf` then holds
  * what was read before). */
 ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size);
+
+/* util.c: writes all `len` bytes to `fd` (again after EINTR or a short
+ * write): 0, or -errno (-EIO when nothing could be written). */
+int bsh__write_all(int fd, const void *data, size_t len);
+
+/* util.c: the first `size` bytes of the file at `fd`, read with pread
+ * from its start into a malloc'd buffer of `size` + 1; NULL when it
+ * cannot be read whole (errno says why) or out of memory. */
+char *bsh__pread_all(int fd, size_t size);
 
 /* Moves an fd of ours that landed on 0, 1 or 2 (the caller had closed its
  * own stdio) above 2, close-on-exec, so that the child's dup2 calls cannot

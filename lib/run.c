@@ -103,14 +103,11 @@ static bool contain(struct bsh_stream *s, const struct bsh_run_opts *o,
 static bool use_private_tmpdir(const struct bsh_run_opts *o,
                                const struct bsh__sandbox *box, char ***envp)
 {
-    size_t count = o->env != NULL ? o->env_count : 0;
-    struct bsh_env_var *vars = malloc((count + 1) * sizeof(*vars));
+    size_t count;
+    struct bsh_env_var *vars = bsh__env_with_tmpdir(o, box->tmpdir, &count);
     if (vars == NULL)
         return false;
-    if (count > 0)
-        memcpy(vars, o->env, count * sizeof(*vars));
-    vars[count] = (struct bsh_env_var){"TMPDIR", box->tmpdir};
-    char **with = bsh__env_build(vars, count + 1);
+    char **with = bsh__env_build(vars, count);
     free(vars);
     if (with == NULL)
         return false;

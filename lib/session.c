@@ -113,20 +113,6 @@ const struct bsh__rec *bsh__state_find(const struct bsh__state *st, char kind,
     return NULL;
 }
 
-struct bsh__state *bsh__state_copy(const struct bsh__state *st)
-{
-    struct bsh__state *c = calloc(1, sizeof(*c));
-    for (size_t i = 0; c != NULL && i < st->count; i++) {
-        const struct bsh__rec *r = &st->recs[i];
-        if (bsh__state_add(c, r->kind, r->name, strlen(r->name), r->text,
-                           r->len, r->raw) < 0) {
-            bsh__state_free(c);
-            return NULL;
-        }
-    }
-    return c;
-}
-
 /* `declare -x NAME='VALUE'` for one "NAME=VALUE" entry; 0, 1 (skipped)
  * or -ENOMEM. */
 static int add_env_entry(struct bsh__state *st, const char *entry)

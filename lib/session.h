@@ -59,8 +59,6 @@ int bsh__state_add(struct bsh__state *st, char kind, const char *name,
 /* The record of `kind` named `name`, or NULL. */
 const struct bsh__rec *bsh__state_find(const struct bsh__state *st, char kind,
                                        const char *name);
-/* A copy of `st`, or NULL when out of memory. */
-struct bsh__state *bsh__state_copy(const struct bsh__state *st);
 /* The state a session without a saved one starts from: its env. */
 struct bsh__state *bsh__state_from_env(char *const *env);
 

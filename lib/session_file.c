@@ -24,20 +24,6 @@
 
 /* ---- writing ------------------------------------------------------------ */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* One record: "KIND NAMELEN TEXTLEN\nNAMETEXT\n". */
 static int put_record(FILE *f, char kind, const char *name, const char *text,
                       size_t len)
@@ -90,7 +76,7 @@ int bsh_session_save(const struct bsh_session *s, const char *path, char *why,
         memcpy(tmp, path, pl);
         memcpy(tmp + pl, ".XXXXXX", 8);
         fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
-        rc = fd < 0 ? -errno : write_all(fd, data, len);
+        rc = fd < 0 ? -errno : bsh__write_all(fd, data, len);
     }
     if (rc == 0 && fchmod(fd, 0600) < 0)
         rc = -errno;
@@ -255,24 +241,6 @@ static int refuse(char *why, size_t why_len, const char *what,
     return BSH_EINVAL;
 }
 
-/* The whole file at `fd` from its start, at most FILE_MAX bytes. */
-static char *read_whole(int fd, size_t size)
-{
-    char *buf = malloc(size + 1);
-    size_t got = 0;
-    while (buf != NULL && got < size) {
-        ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            free(buf);
-            return NULL;
-        }
-        got += (size_t)n;
-    }
-    return buf;
-}
-
 static int check_owner(int fd, struct stat *st, char *why, size_t why_len)
 {
     if (fstat(fd, st) < 0)
@@ -305,7 +273,7 @@ int bsh_session_load_fd(struct bsh_session *s, int fd, char *why,
     int rc = check_owner(fd, &st, why, why_len);
     if (rc != BSH_OK || st.st_size == 0)
         return rc;
-    char *data = read_whole(fd, (size_t)st.st_size);
+    char *data = bsh__pread_all(fd, (size_t)st.st_size);
     if (data == NULL)
         return refuse(why, why_len, "cannot read it: ", strerror(errno));
     struct parsed p = {0};

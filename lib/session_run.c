@@ -59,20 +59,6 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     return r->fds[0] < 0 ? r->fds[0] : r->fds[1] < 0 ? r->fds[1] : 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0;
-}
-
 /* The environment of execve: only what the session never carries comes
  * from its environment; the rest is the state, restored inside bash. */
 static char **launch_env(const struct bsh_session *s)
@@ -90,36 +76,22 @@ static char **launch_env(const struct bsh_session *s)
     return envp;
 }
 
-/* The call's variables, and TMPDIR for a sandboxed run. */
-static struct bsh_env_var *run_vars(const struct bsh_run_opts *o,
-                                    const char *tmpdir, size_t *count)
-{
-    size_t n = o->env != NULL ? o->env_count : 0;
-    struct bsh_env_var *vars = malloc((n + 1) * sizeof(*vars));
-    if (vars == NULL)
-        return NULL;
-    if (n > 0)
-        memcpy(vars, o->env, n * sizeof(*vars));
-    if (tmpdir != NULL)
-        vars[n++] = (struct bsh_env_var){"TMPDIR", tmpdir};
-    *count = n;
-    return vars;
-}
-
 int bsh__session_run_launch(struct bsh__session_run *r,
                             const struct bsh_run_opts *o, const char *tmpdir,
                             struct bsh__session_launch *out)
 {
     size_t count = 0, len = 0;
-    struct bsh_env_var *vars = run_vars(o, tmpdir, &count);
+    struct bsh_env_var *vars = bsh__env_with_tmpdir(o, tmpdir, &count);
     char *script =
         vars != NULL ? bsh__session_script(r->session->state, vars, count, &len)
                      : NULL;
     free(vars);
     if (script == NULL)
         return -ENOMEM;
-    int rc = write_all(r->fds[0], script, len);
+    int rc = bsh__write_all(r->fds[0], script, len);
     free(script);
+    if (rc == 0 && lseek(r->fds[0], 0, SEEK_SET) < 0)
+        rc = -errno;
     if (rc < 0)
         return rc;
     size_t pl = strlen(bsh__session_prelude), cl = strlen(o->command);
@@ -167,15 +139,9 @@ static char *read_saved(int fd, size_t *len)
     if (fstat(fd, &st) < 0 || st.st_size <= 0 ||
         (size_t)st.st_size > CAPTURE_MAX)
         return NULL;
-    char *buf = malloc((size_t)st.st_size);
-    size_t got = 0;
-    while (buf != NULL && got < (size_t)st.st_size) {
-        ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    *len = got;
+    char *buf = bsh__pread_all(fd, (size_t)st.st_size);
+    if (buf != NULL)
+        *len = (size_t)st.st_size;
     return buf;
 }
 

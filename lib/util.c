@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,4 +80,38 @@ bool bsh__path_within(const char *path, const char *dir)
     size_t n = strlen(dir);
     return strncmp(path, dir, n) == 0 &&
            (path[n] == '\0' || path[n] == '/' || strcmp(dir, "/") == 0);
+}
+
+int bsh__write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+char *bsh__pread_all(int fd, size_t size)
+{
+    char *buf = malloc(size + 1);
+    size_t got = 0;
+    while (buf != NULL && got < size) {
+        ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO; /* the file is shorter than it said */
+            free(buf);
+            return NULL;
+        }
+        got += (size_t)n;
+    }
+    return buf;
 }
