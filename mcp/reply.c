@@ -64,8 +64,10 @@ static void append(char *buf, size_t size, size_t *len, const char *text)
 }
 
 /* How the run ended, as the last line of the text ("" for exit 0); a run
- * that bsh ended gets a line before it that says what was still running. */
-static void ending_line(const struct mcp_run *r, const char *session, char *buf,
+ * that bsh ended gets a line before it that says what was still running,
+ * and the session's lines (`session`) go just before the last. True when
+ * there is an ending or a still-running line: the reply is an error. */
+static bool ending_line(const struct mcp_run *r, const char *session, char *buf,
                         size_t size)
 {
     const struct bsh_item *st = &r->status;
@@ -110,6 +112,7 @@ static void ending_line(const struct mcp_run *r, const char *session, char *buf,
     if (last[0] == '\0' && len > 0 && buf[len - 1] == '\n')
         buf[--len] = '\0';
     append(buf, size, &len, last);
+    return running[0] != '\0' || last[0] != '\0'; /* a failure to show */
 }
 
 /* The line that says where a run that goes on stands. */
@@ -271,9 +274,8 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
     bool failed = false;
     session_lines(r, phase, raw_session, sizeof(raw_session));
     if (phase == RUN_EXITED) {
-        ending_line(r, "", raw_ending, sizeof(raw_ending));
-        failed = r->error != NULL || raw_ending[0] != '\0';
-        ending_line(r, raw_session, raw_ending, sizeof(raw_ending));
+        failed = ending_line(r, raw_session, raw_ending, sizeof(raw_ending)) ||
+                 r->error != NULL;
     } else {
         state_line(r, phase, raw_lead, sizeof(raw_lead));
         size_t sl = strlen(raw_session), ll = strlen(raw_lead);
