@@ -291,6 +291,64 @@ int bsh__option_scan(const char *p, size_t len, struct bsh__statement *st)
     return finish(&c, p, st);
 }
 
+/* One "..." segment at `*p` decoded into `out`; the bytes written, or -1
+ * for what a plain value never holds (a newline, which bash 5.2 prints
+ * in $'...', and \-newline, which bash would drop). */
+static long decode_double(const char **p, const char *end, char *out)
+{
+    long n = 0;
+    const char *s = *p + 1;
+    for (; s < end && *s != '"'; s++) {
+        if (*s == '\n')
+            return -1;
+        if (*s == '\\' && s + 1 < end) {
+            if (s[1] == '\n')
+                return -1;
+            if (strchr("$`\"\\", s[1]) != NULL)
+                s++;
+        }
+        out[n++] = *s;
+    }
+    *p = s + 1;
+    return n;
+}
+
+long bsh__declare_plain_value(const char *p, size_t len,
+                              struct bsh__statement *st, bool *exported,
+                              char *out)
+{
+    if (bsh__declare_scan(p, len, st) < 0 || !st->has_value ||
+        (st->flags[0] != '\0' && strcmp(st->flags, "x") != 0))
+        return -1;
+    *exported = st->flags[0] == 'x';
+    const char *s = st->name + st->name_len + 1, *end = p + st->len;
+    long n = 0;
+    if (s < end && *s == '(')
+        return -1;
+    while (s < end) {
+        if (*s == '"') {
+            long k = decode_double(&s, end, out + n);
+            if (k < 0)
+                return -1;
+            n += k;
+        } else if (*s == '\'') {
+            const char *q = memchr(s + 1, '\'', (size_t)(end - s - 1));
+            if (q == NULL || memchr(s + 1, '\n', (size_t)(q - s - 1)) != NULL)
+                return -1;
+            memcpy(out + n, s + 1, (size_t)(q - s - 1));
+            n += q - s - 1;
+            s = q + 1;
+        } else if (*s == '\\' && s + 1 < end && s[1] == '\'') {
+            out[n++] = '\'';
+            s += 2;
+        } else {
+            return -1; /* $'...' */
+        }
+    }
+    out[n] = '\0';
+    return n;
+}
+
 size_t bsh__single_quote(const char *value, size_t len, char *out)
 {
     size_t n = 0;

@@ -33,6 +33,15 @@ int bsh__alias_scan(const char *p, size_t len, struct bsh__statement *st);
  * "shopt -u NAME" with a plain option name; its name in `st`. */
 int bsh__option_scan(const char *p, size_t len, struct bsh__statement *st);
 
+/* The value of a `declare -- NAME=...` or `declare -x NAME=...` line, one
+ * bash reads back as exactly these bytes: "..." and '...' segments (and
+ * \' between them), no attribute but export, no newline. Decoded into
+ * `out` (room for `len` + 1 bytes, NUL-terminated); its length, with
+ * `*exported` and the name in `st`, or -1 for any other line. */
+long bsh__declare_plain_value(const char *p, size_t len,
+                              struct bsh__statement *st, bool *exported,
+                              char *out);
+
 /* `value` quoted for bash in single quotes ('it'\''s'), into `out` (at
  * least 4 * len + 3 bytes); the quoted length. */
 size_t bsh__single_quote(const char *value, size_t len, char *out);

@@ -76,12 +76,20 @@ int bsh__capture_read(const char *data, size_t len, struct bsh__capture *out);
 void bsh__capture_release(struct bsh__capture *c);
 
 /* session_script.c: the line put before the command, and the script
- * (malloc'd, `*len`) that restores `st` and arms the save, with `env`
- * applied after it (`count` variables; NULL values are not allowed). */
+ * (malloc'd, `*len`) that restores `st` but the variables marked in
+ * `in_env` and arms the save, with `env` applied after it (`count`
+ * variables; NULL values are not allowed). */
 extern const char bsh__session_prelude[];
-char *bsh__session_script(const struct bsh__state *st,
+char *bsh__session_script(const struct bsh__state *st, const bool *in_env,
                           const struct bsh_env_var *env, size_t count,
                           size_t *len);
+
+/* session_env.c: the environment of execve for a run in `s` (one
+ * malloc'd block): what the session never carries from its environment,
+ * and the state's exported variables that bash can import as they are,
+ * marked in `in_env` (one per record), which the script then leaves out.
+ * NULL when out of memory. */
+char **bsh__session_env(const struct bsh_session *s, bool *in_env);
 
 /* session_run.c: one run's link to its session. */
 struct bsh__session_run {

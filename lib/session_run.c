@@ -59,48 +59,31 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     return r->fds[0] < 0 ? r->fds[0] : r->fds[1] < 0 ? r->fds[1] : 0;
 }
 
-/* The environment of execve: only what the session never carries comes
- * from its environment; the rest is the state, restored inside bash. */
-static char **launch_env(const struct bsh_session *s)
-{
-    size_t n = 0, k = 0;
-    while (s->env[n] != NULL)
-        n++;
-    char **envp = calloc(n + 1, sizeof(char *));
-    for (size_t i = 0; envp != NULL && i < n; i++) {
-        const char *eq = strchr(s->env[i], '=');
-        if (eq != NULL &&
-            bsh__never_carried(s->env[i], (size_t)(eq - s->env[i])))
-            envp[k++] = s->env[i];
-    }
-    return envp;
-}
-
 int bsh__session_run_launch(struct bsh__session_run *r,
                             const struct bsh_run_opts *o, const char *tmpdir,
                             struct bsh__session_launch *out)
 {
     size_t count = 0, len = 0;
-    struct bsh_env_var *vars = bsh__env_with_tmpdir(o, tmpdir, &count);
-    char *script =
-        vars != NULL ? bsh__session_script(r->session->state, vars, count, &len)
-                     : NULL;
+    const struct bsh__state *st = r->session->state;
+    bool *in_env = calloc(st->count + 1, sizeof(bool));
+    out->envp = in_env != NULL ? bsh__session_env(r->session, in_env) : NULL;
+    struct bsh_env_var *vars =
+        out->envp != NULL ? bsh__env_with_tmpdir(o, tmpdir, &count) : NULL;
+    char *script = vars != NULL
+                       ? bsh__session_script(st, in_env, vars, count, &len)
+                       : NULL;
     free(vars);
-    if (script == NULL)
-        return -ENOMEM;
-    int rc = bsh__write_all(r->fds[0], script, len);
+    free(in_env);
+    int rc = script != NULL ? bsh__write_all(r->fds[0], script, len) : -ENOMEM;
     free(script);
     if (rc == 0 && lseek(r->fds[0], 0, SEEK_SET) < 0)
         rc = -errno;
-    if (rc < 0)
-        return rc;
     size_t pl = strlen(bsh__session_prelude), cl = strlen(o->command);
-    out->command = malloc(pl + cl + 1);
-    out->envp = launch_env(r->session);
-    if (out->command == NULL || out->envp == NULL) {
-        free(out->command);
+    out->command = rc == 0 ? malloc(pl + cl + 1) : NULL;
+    if (out->command == NULL) {
         free(out->envp);
-        return -ENOMEM;
+        out->envp = NULL;
+        return rc < 0 ? rc : -ENOMEM;
     }
     memcpy(out->command, bsh__session_prelude, pl);
     memcpy(out->command + pl, o->command, cl + 1);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bash side of a session run. bash starts with one line before the
- * command: it reads the script below from BSH_STATE_FD_IN, closes that
- * fd and runs the script, which restores the state and arms the save.
+ * command: it reads the script below from BSH_STATE_FD_IN (with the
+ * functions' text after it, NUL-separated), closes that fd and runs the
+ * script, which restores the state and arms the save. The session's
+ * exported variables mostly come in execve's environment (session_env.c).
  * The command then follows on the next line, so bash parses it only
  * after the options (extglob, expand_aliases) and aliases are back.
  *
@@ -183,6 +185,45 @@ static void put_kind(struct text *t, const struct bsh__state *st, char kind,
     }
 }
 
+/* The variables bash does not import from execve's environment. Plain
+ * scalars go in one `declare` per kind (exported or not): bash runs one
+ * command with 100 words much faster than 100 commands. The others
+ * (arrays, attributes, $'...' values) are their `declare -p` lines. */
+static void put_vars(struct text *t, const struct bsh__state *st,
+                     const bool *in_env)
+{
+    struct text groups[2] = {{0}, {0}};
+    for (size_t i = 0; i < st->count; i++) {
+        const struct bsh__rec *r = &st->recs[i];
+        if (r->kind != REC_VAR || in_env[i])
+            continue;
+        struct bsh__statement sc;
+        bool plain = bsh__declare_scan(r->text, r->len, &sc) == 0 &&
+                     sc.has_value && sc.name[sc.name_len + 1] != '(' &&
+                     (sc.flags[0] == '\0' || strcmp(sc.flags, "x") == 0);
+        if (!plain) {
+            put(t, r->text, r->len);
+            put(t, "\n", 1);
+            continue;
+        }
+        struct text *g = &groups[sc.flags[0] == 'x'];
+        put(g, " ", 1);
+        put(g, sc.name, r->len - (size_t)(sc.name - r->text));
+    }
+    static const char *const heads[] = {"builtin declare --",
+                                        "builtin declare -x"};
+    for (size_t k = 0; k < 2; k++) {
+        if (groups[k].failed)
+            t->failed = true;
+        if (groups[k].len > 0) {
+            puts_(t, heads[k]);
+            put(t, groups[k].buf, groups[k].len);
+            put(t, "\n", 1);
+        }
+        free(groups[k].buf);
+    }
+}
+
 /* The call's variables, exported, and what each looked like at the
  * start, for the save to tell whether the command changed it. */
 static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
@@ -213,27 +254,26 @@ static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
     }
 }
 
-/* The functions in an eval of their own: one that bash cannot read back
- * (`function a=b`) costs the functions after it, not the save. */
-static void put_functions(struct text *t, const struct bsh__state *st)
+/* The functions' text, the first record of it (there is one at most). */
+static const struct bsh__rec *functions(const struct bsh__state *st)
 {
-    for (size_t i = 0; i < st->count; i++) {
-        const struct bsh__rec *r = &st->recs[i];
-        if (r->kind != REC_FUNCTIONS)
-            continue;
-        char *q = malloc(4 * r->len + 3);
-        if (q == NULL) {
-            t->failed = true;
-            return;
-        }
-        puts_(t, "builtin eval -- ");
-        put(t, q, bsh__single_quote(r->text, r->len, q));
-        puts_(t, " 2>&-\n");
-        free(q);
-    }
+    for (size_t i = 0; i < st->count; i++)
+        if (st->recs[i].kind == REC_FUNCTIONS)
+            return &st->recs[i];
+    return NULL;
 }
 
-char *bsh__session_script(const struct bsh__state *st,
+/* The functions in an eval of their own: one that bash cannot read back
+ * (`function a=b`) costs the functions after it, not the save. Their text
+ * follows the script as the next NUL-separated element, so bash reads it
+ * once, as it is, rather than unquoting it first. */
+static void put_functions(struct text *t, const struct bsh__state *st)
+{
+    if (functions(st) != NULL)
+        puts_(t, "builtin eval -- \"${__bsh_s[1]}\" 2>&-\n");
+}
+
+char *bsh__session_script(const struct bsh__state *st, const bool *in_env,
                           const struct bsh_env_var *env, size_t count,
                           size_t *len)
 {
@@ -241,13 +281,18 @@ char *bsh__session_script(const struct bsh__state *st,
     puts_(&t, helpers);
     put_options(&t, st, false);
     put_kind(&t, st, REC_UMASK, "builtin umask ");
-    put_kind(&t, st, REC_VAR, "");
+    put_vars(&t, st, in_env);
     put_functions(&t, st);
     put_kind(&t, st, REC_FUNC, "builtin ");
     put_kind(&t, st, REC_ALIAS, "builtin ");
     put_env(&t, env, count);
     put_options(&t, st, true);
     puts_(&t, arm);
+    const struct bsh__rec *f = functions(st);
+    if (f != NULL) {
+        put(&t, "", 1);
+        put(&t, f->text, f->len);
+    }
     if (t.failed) {
         free(t.buf);
         return NULL;
