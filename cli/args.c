@@ -219,6 +219,7 @@ enum opt {
     OPT_SESSION,
     OPT_NO_SESSIONS,
     OPT_MAX_SESSIONS,
+    OPT_RAW_OUTPUT,
     OPT_NONE
 };
 
@@ -296,6 +297,9 @@ static const struct opt_spec opt_specs[] = {
      "a fresh shell for every call (no state kept)"},
     {"max-sessions", 0, OPT_MAX_SESSIONS, VALUE_REQUIRED, MCP, "N",
      "shell sessions held at once (default 64)"},
+    {"raw-output", 0, OPT_RAW_OUTPUT, VALUE_NONE, MCP, NULL,
+     "replies show the output as it came (no\nprogress frames, escapes or "
+     "folds reduced)"},
 
     {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
      "one JSON object per line\non stdout"},
@@ -467,6 +471,9 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return 0;
     case OPT_MAX_SESSIONS:
         return parse_count(a, "max-sessions", value, &a->max_sessions);
+    case OPT_RAW_OUTPUT:
+        a->raw_output = true;
+        return 0;
     case OPT_NONE:
         break;
     }

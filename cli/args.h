@@ -53,6 +53,7 @@ struct cli_args {
     const char *session_file;    /* run --session, session show|reset */
     const char *session_action;  /* session: "show" or "reset" */
     bool no_sessions;            /* mcp: a fresh shell for every call */
+    bool raw_output;             /* mcp: replies not reduced (SPEC 10) */
     int max_sessions;            /* mcp: sessions held; 0: the default */
     const char **sandbox_write;  /* run.sandbox.write_dirs, owned */
     const char **sandbox_socket; /* run.sandbox.sockets, owned */

@@ -48,6 +48,7 @@ int cmd_mcp(const struct cli_args *a)
         .child_fd = -1,
         .keep_logs = a->keep_logs,
         .no_sessions = a->no_sessions,
+        .raw_output = a->raw_output,
         .max_sessions =
             a->max_sessions > 0 ? a->max_sessions : MCP_DEFAULT_MAX_SESSIONS,
     };

@@ -35,6 +35,9 @@ static struct call *add_call(struct calls *cs, json_t *id, json_t *params,
     if (json_is_string(token) || json_is_integer(token))
         c->progress_token = json_incref(token);
     c->run = r;
+    json_t *max = json_object_get(json_object_get(params, "arguments"),
+                                  "max_output"); /* checked by the catalog */
+    c->max_output = json_is_integer(max) ? (size_t)json_integer_value(max) : 0;
     c->modern = era_requested_version(params) != NULL;
     c->since_ms = c->last_progress_ms = mono_ms();
     c->return_at_ms = c->since_ms + (double)wait_ms;
@@ -57,7 +60,7 @@ static void answer(struct registry *g, struct call *c, enum run_phase phase)
         rpc_answer_modern(was);
         return;
     }
-    rpc_result(c->id, reply_for_run(r, phase));
+    rpc_result(c->id, reply_for_run(r, phase, c->max_output));
     rpc_answer_modern(was);
     if (phase == RUN_EXITED)
         registry_drop_run(g, r);

@@ -25,6 +25,7 @@ struct call {
     bool starts_run;    /* bash_run's own: a cancel kills the run */
     bool modern;        /* asked in the modern era */
     bool task_on_yield; /* modern, tasks extension: a yield makes a task */
+    size_t max_output;  /* the reply's characters; 0: the server's budget */
 };
 
 struct calls {

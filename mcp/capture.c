@@ -11,6 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The tail's window holds this many times the budget in raw bytes: at
+ * least four times the tail's share (SPEC 10.1). */
+#define TAIL_WINDOW_FACTOR 4
+/* A head that takes this many times the budget in raw bytes stops, even
+ * if its reduced text is short (progress frames, `yes`): the cost of a
+ * reply does not grow with the output. */
+#define HEAD_RAW_FACTOR 64
+
 int capture_init(struct capture *c, size_t budget, struct spill_dir *dir)
 {
     memset(c, 0, sizeof(*c));
@@ -27,6 +35,31 @@ static void stream_release(struct stream_capture *s)
 {
     free(s->head);
     free(s->ring);
+    if (s->shown != NULL)
+        shown_release(s->shown);
+    free(s->shown);
+}
+
+static int stream_reduce(struct stream_capture *s, size_t budget)
+{
+    s->head_max = 0;
+    s->ring_cap = TAIL_WINDOW_FACTOR * budget;
+    s->shown = malloc(sizeof(*s->shown));
+    if (s->shown == NULL || shown_init(s->shown) < 0) {
+        free(s->shown);
+        s->shown = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int capture_reduce(struct capture *c)
+{
+    c->reduce = true;
+    return stream_reduce(&c->out, c->budget) < 0 ||
+                   stream_reduce(&c->err, c->budget) < 0
+               ? -1
+               : 0;
 }
 
 void capture_release(struct capture *c)
@@ -75,6 +108,24 @@ static void ring_add(struct stream_capture *s, const unsigned char *d, size_t n)
     s->ring_pos = (s->ring_pos + n) % s->ring_cap;
 }
 
+/* Reducing: the head takes what it can, the ring the rest. */
+static void stream_add_reduced(struct stream_capture *s, size_t budget,
+                               const unsigned char *d, size_t n)
+{
+    size_t h = 0;
+    if (!s->head_stopped) {
+        struct shown *w = s->shown;
+        uint64_t raw_max = (uint64_t)HEAD_RAW_FACTOR * budget;
+        h = shown_feed(w, d, n, budget, raw_max);
+        if (w->text.chars >= budget || w->fed >= raw_max || w->text.failed) {
+            s->head_stopped = true;
+            shown_finish(w);
+        }
+    }
+    if (n > h)
+        ring_add(s, d + h, n - h);
+}
+
 static void stream_add(struct stream_capture *s, const unsigned char *d,
                        size_t n)
 {
@@ -110,8 +161,7 @@ static void write_spill(struct capture *c, const unsigned char *d, size_t n)
     c->spilled += done;
 }
 
-/* Opens the log and writes what came so far, in arrival order. */
-static void start_spill(struct capture *c)
+void capture_start_log(struct capture *c)
 {
     if (c->spill_fd >= 0 || c->spill_failed)
         return;
@@ -128,7 +178,11 @@ static void start_spill(struct capture *c)
 void capture_add(struct capture *c, bool is_err, const unsigned char *data,
                  size_t len)
 {
-    stream_add(is_err ? &c->err : &c->out, data, len);
+    struct stream_capture *s = is_err ? &c->err : &c->out;
+    if (s->shown != NULL)
+        stream_add_reduced(s, c->budget, data, len);
+    else
+        stream_add(s, data, len);
     if (c->spill_fd >= 0) {
         write_spill(c, data, len);
         return;
@@ -140,20 +194,29 @@ void capture_add(struct capture *c, bool is_err, const unsigned char *data,
         c->pending_len += len;
         return;
     }
-    start_spill(c);
+    capture_start_log(c);
     if (c->spill_fd >= 0)
         write_spill(c, data, len);
 }
 
 void capture_next_segment(struct capture *c)
 {
-    start_spill(c); /* the log goes on with everything that follows */
+    capture_start_log(c); /* the log goes on with everything that follows */
     struct stream_capture *streams[2] = {&c->out, &c->err};
     for (int i = 0; i < 2; i++) {
         struct stream_capture *s = streams[i];
         s->head_len = 0;
         s->ring_pos = 0;
         s->ring_written = 0;
+        s->head_stopped = false;
+        if (s->shown != NULL) {
+            shown_release(s->shown);
+            if (shown_init(s->shown) < 0) { /* out of memory: raw from here */
+                free(s->shown);
+                s->shown = NULL;
+                s->head_max = s->ring_cap;
+            }
+        }
     }
     c->pending_len = 0;
 }
@@ -170,9 +233,8 @@ struct view {
     size_t chars;              /* whole: its characters; else SIZE_MAX */
 };
 
-/* The ring's contents in order, the last `n` bytes. */
-static void ring_copy(const struct stream_capture *s, size_t n,
-                      unsigned char *dst)
+void capture_ring_copy(const struct stream_capture *s, size_t n,
+                       unsigned char *dst)
 {
     size_t start = (s->ring_pos + s->ring_cap - n) % s->ring_cap;
     size_t first = s->ring_cap - start < n ? s->ring_cap - start : n;
@@ -193,8 +255,7 @@ static size_t complete_prefix(const unsigned char *p, size_t n)
     return n;
 }
 
-/* Skips UTF-8 continuation bytes at the start of a tail. */
-static size_t continuation_prefix(const unsigned char *p, size_t n)
+size_t capture_continuation_prefix(const unsigned char *p, size_t n)
 {
     size_t i = 0;
     while (i < n && i < 3 && (p[i] & 0xc0) == 0x80)
@@ -218,14 +279,14 @@ static int view_make(const struct stream_capture *s, bool terminal,
         if (s->head_len > 0)
             memcpy(buf, s->head, s->head_len);
         if (ring_len > 0)
-            ring_copy(s, ring_len, buf + s->head_len);
+            capture_ring_copy(s, ring_len, buf + s->head_len);
         rc = display_make(buf, s->head_len + ring_len, terminal, &v->head);
         v->chars = v->head.chars;
     } else {
         rc = display_make(s->head, complete_prefix(s->head, s->head_len),
                           terminal, &v->head);
-        ring_copy(s, ring_len, buf);
-        size_t skip = continuation_prefix(buf, ring_len);
+        capture_ring_copy(s, ring_len, buf);
+        size_t skip = capture_continuation_prefix(buf, ring_len);
         v->tail_raw = ring_len - skip;
         if (rc == 0)
             rc = display_make(buf + skip, v->tail_raw, terminal, &v->tail);
@@ -241,38 +302,61 @@ static void view_free(struct view *v)
     display_free(&v->tail);
 }
 
-/* The marker between head and tail, as valid UTF-8 (the log's path may
- * not be). */
-static int make_marker(const struct capture *c, uint64_t omitted,
-                       struct display *m)
+/* The marker's text in its full form (where the log is) or short. */
+static void marker_text(const struct capture *c, uint64_t omitted, bool full,
+                        char *text, size_t size)
 {
-    char text[PATH_MAX + 200];
-    if (c->spill_fd < 0)
-        snprintf(text, sizeof(text),
+    unsigned long long n = (unsigned long long)omitted;
+    if (!full)
+        snprintf(text, size, "\n[... %llu bytes omitted ...]\n", n);
+    else if (c->spill_fd < 0)
+        snprintf(text, size,
                  "\n[... %llu bytes omitted; no log file could be written "
                  "...]\n",
-                 (unsigned long long)omitted);
+                 n);
     else if (c->spill_failed)
-        snprintf(text, sizeof(text),
+        snprintf(text, size,
                  "\n[... %llu bytes omitted; the first %llu bytes of the "
                  "output are in %s (writing the log failed: %s) ...]\n",
-                 (unsigned long long)omitted, (unsigned long long)c->spilled,
-                 c->spill_path, strerror(c->spill_errno));
+                 n, (unsigned long long)c->spilled, c->spill_path,
+                 strerror(c->spill_errno));
     else if (c->spill_cut)
-        snprintf(text, sizeof(text),
+        snprintf(text, size,
                  "\n[... %llu bytes omitted; the first %llu bytes of the "
                  "output are in %s (the log was cut at its size limit) ...]\n",
-                 (unsigned long long)omitted, (unsigned long long)c->spilled,
-                 c->spill_path);
+                 n, (unsigned long long)c->spilled, c->spill_path);
     else
-        snprintf(text, sizeof(text),
+        snprintf(text, size,
                  "\n[... %llu bytes omitted; the whole output is in %s ...]\n",
-                 (unsigned long long)omitted, c->spill_path);
-    return display_make((const unsigned char *)text, strlen(text), false, m);
+                 n, c->spill_path);
 }
 
-static int part_from(struct capture_part *p, const char *a, size_t la,
-                     const char *b, size_t lb, const char *x, size_t lx)
+int capture_marker(const struct capture *c, uint64_t omitted, size_t room,
+                   struct display *m)
+{
+    char text[PATH_MAX + 200];
+    /* The form is chosen with the longest count, so that the marker never
+     * takes more than was kept for it: the full form, the short one (the
+     * reduction's line names the log), or none at all. */
+    bool forms[2] = {true, false};
+    for (int f = 0; f < 2; f++) {
+        marker_text(c, UINT64_MAX, forms[f], text, sizeof(text));
+        if (display_make((const unsigned char *)text, strlen(text), false, m) <
+            0)
+            return -1;
+        size_t longest = m->chars;
+        display_free(m);
+        if (longest <= room) {
+            marker_text(c, omitted, forms[f], text, sizeof(text));
+            return display_make((const unsigned char *)text, strlen(text),
+                                false, m);
+        }
+    }
+    return display_make((const unsigned char *)"", 0, false, m);
+}
+
+int capture_part_from(struct capture_part *p, const char *a, size_t la,
+                      const char *b, size_t lb, const char *x, size_t lx)
 {
     p->text = malloc(la + lb + lx + 1);
     if (p->text == NULL)
@@ -291,9 +375,9 @@ static int cut(const struct capture *c, const struct view *v, size_t share,
 {
     memset(p, 0, sizeof(*p));
     if (v->chars <= share)
-        return part_from(p, v->head.text, v->head.len, "", 0, "", 0);
+        return capture_part_from(p, v->head.text, v->head.len, "", 0, "", 0);
     struct display m;
-    if (make_marker(c, UINT64_MAX, &m) < 0) /* the longest it can be */
+    if (capture_marker(c, UINT64_MAX, share, &m) < 0) /* the longest */
         return -1;
     size_t keep = share > m.chars ? share - m.chars : 0;
     display_free(&m);
@@ -305,18 +389,16 @@ static int cut(const struct capture *c, const struct view *v, size_t share,
     uint64_t tail_from =
         v->whole ? t->raw[ts] : v->total - v->tail_raw + t->raw[ts];
     p->omitted = tail_from - h->raw[he];
-    if (make_marker(c, p->omitted, &m) < 0)
+    if (capture_marker(c, p->omitted, share, &m) < 0)
         return -1;
-    int rc =
-        part_from(p, h->text, he, m.text, m.len, t->text + ts, t->len - ts);
+    int rc = capture_part_from(p, h->text, he, m.text, m.len, t->text + ts,
+                               t->len - ts);
     display_free(&m);
     return rc;
 }
 
-/* Splits `chars` between the streams: one that needs less than half keeps
- * all it needs, the other gets the rest. */
-static void shares(size_t chars, size_t out_need, size_t err_need,
-                   size_t *out_share, size_t *err_share)
+void capture_shares(size_t chars, size_t out_need, size_t err_need,
+                    size_t *out_share, size_t *err_share)
 {
     size_t half = chars / 2;
     if ((out_need <= chars && err_need <= chars - out_need) || out_need <= half)
@@ -329,8 +411,13 @@ static void shares(size_t chars, size_t out_need, size_t err_need,
 }
 
 int capture_parts(struct capture *c, bool terminal, size_t chars,
-                  struct capture_part *out, struct capture_part *err)
+                  struct capture_part *out, struct capture_part *err,
+                  struct capture_reduced *reduced)
 {
+    if (reduced != NULL)
+        memset(reduced, 0, sizeof(*reduced));
+    if (c->out.shown != NULL && c->err.shown != NULL)
+        return capture_parts_reduced(c, chars, out, err, reduced);
     struct view vo, ve;
     int rc = view_make(&c->out, terminal, &vo);
     if (rc == 0)
@@ -341,9 +428,9 @@ int capture_parts(struct capture *c, bool terminal, size_t chars,
     memset(err, 0, sizeof(*err));
     if (rc == 0) {
         size_t so, se;
-        shares(chars, vo.chars, ve.chars, &so, &se);
+        capture_shares(chars, vo.chars, ve.chars, &so, &se);
         if (vo.chars > so || ve.chars > se)
-            start_spill(c); /* a cut must say where the rest is */
+            capture_start_log(c); /* a cut must say where the rest is */
         rc = cut(c, &vo, so, out);
         if (rc == 0)
             rc = cut(c, &ve, se, err);

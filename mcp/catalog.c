@@ -56,6 +56,21 @@ static const char run_result_schema[] =
     "\"cwd\":{\"type\":[\"string\",\"null\"]},"
     "\"session_state\":{\"type\":[\"string\",\"null\"],\"enum\":[\"saved\","
     "\"unchanged\",\"detached\",\"pending\",null]},"
+    "\"screen\":{\"type\":\"object\",\"properties\":{"
+    "\"lines\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    "\"cursor\":{\"type\":\"object\",\"properties\":{"
+    "\"row\":{\"type\":\"integer\"},\"col\":{\"type\":\"integer\"}}},"
+    "\"alternate\":{\"type\":\"boolean\"},"
+    "\"rows\":{\"type\":\"integer\"},\"cols\":{\"type\":\"integer\"}}},"
+    "\"log_bytes\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"offset\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"length\":{\"type\":\"integer\",\"minimum\":0},"
+    "\"reduced\":{\"type\":\"object\",\"properties\":{"
+    "\"progress_frames\":{\"type\":\"integer\"},"
+    "\"escape_sequences\":{\"type\":\"integer\"},"
+    "\"repeated_lines\":{\"type\":\"integer\"},"
+    "\"control_characters\":{\"type\":\"integer\"},"
+    "\"invalid_utf8\":{\"type\":\"integer\"}}},"
     "\"report\":" REPORT_SCHEMA "},"
     "\"required\":[\"exit_code\",\"signal\",\"timed_out\",\"stdout\","
     "\"stderr\",\"truncated_bytes\"]}";
@@ -88,6 +103,28 @@ struct arg_def {
     const char *description; /* NULL: as the library's bash_run says */
 };
 
+/* The integer arguments that have an upper bound too. */
+static json_int_t arg_maximum(const struct arg_def *a)
+{
+    static const struct {
+        const char *name;
+        json_int_t maximum;
+    } maxima[] = {{"max_output", 1000000}, {"rows", 200}, {"cols", 500}};
+    for (size_t i = 0; i < sizeof(maxima) / sizeof(maxima[0]); i++)
+        if (strcmp(a->name, maxima[i].name) == 0)
+            return maxima[i].maximum;
+    return 0;
+}
+
+#define MAX_OUTPUT_ARG                                                     \
+    {                                                                      \
+        "max_output", ARG_INTEGER, 200, false,                             \
+            "The most characters of text this reply may hold (200 to "     \
+            "1000000; default: the server's budget, 30000): the output's " \
+            "head and tail are kept, and a marker says how much was left " \
+            "out and which log file has it."                               \
+    }
+
 struct tool_def {
     const char *name, *title;
     /* Runs or touches commands, which can do anything (else only reads):
@@ -116,7 +153,9 @@ static const struct tool_def tools[TOOL_COUNT] = {
          "yield_ms (or, in PTY mode, waiting for input) is left running as a "
          "run whose id the reply gives, detached from its session: read it "
          "with bash_output, type into it with bash_write, end it with "
-         "bash_kill.",
+         "bash_kill. The reply shows output as a terminal would (progress "
+         "bars as their last frame, no colour codes, repeated lines "
+         "folded) and says what it left out; the log keeps every byte.",
          run_result_schema,
          {{"command", ARG_STRING, 0, true, NULL},
           {"timeout_ms", ARG_INTEGER, 0, false, NULL},
@@ -139,18 +178,40 @@ static const struct tool_def tools[TOOL_COUNT] = {
            "command persists)."},
           {"env", ARG_OBJECT, 0, false,
            "Variables for this call only, names to strings (export in the "
-           "command persists)."}}},
+           "command persists)."},
+          MAX_OUTPUT_ARG,
+          {"rows", ARG_INTEGER, 2, false,
+           "PTY server (bsh mcp -p): the terminal's rows (2 to 200, "
+           "default 24)."},
+          {"cols", ARG_INTEGER, 10, false,
+           "PTY server: the terminal's columns (10 to 500, default 80)."}}},
     [TOOL_BASH_OUTPUT] =
         {"bash_output",
          "Read a run's output",
          false,
          "The output of a run since it was last read, and its state "
-         "(running, awaiting_input or exited with its status).",
+         "(running, awaiting_input or exited with its status). With offset: "
+         "a page of the run's whole log instead (what a cut reply left "
+         "out). With screen: a PTY run's terminal as it looks now.",
          run_result_schema,
          {RUN_ID_ARG,
           {"wait_ms", ARG_INTEGER, 0, false,
            "Wait up to this many milliseconds for the run to end or wait "
-           "for input (default 0)."}}},
+           "for input (default 0)."},
+          MAX_OUTPUT_ARG,
+          {"offset", ARG_INTEGER, 0, false,
+           "Page through the run's log instead: the bytes from this "
+           "offset (stdout and stderr as they came), reduced, within "
+           "max_output; structuredContent gives log_bytes and the length "
+           "returned, so the next page starts at offset + length. The "
+           "run's new output stays unread."},
+          {"length", ARG_INTEGER, 0, false,
+           "With offset: at most this many bytes (default: to the end)."},
+          {"screen", ARG_BOOLEAN, 0, false,
+           "A PTY run's terminal as a person would see it now: its rows as "
+           "text, the cursor and whether a full-screen program (vi, less, "
+           "top, a REPL) is on the alternate screen. Drive it with "
+           "bash_write. The run's output stays unread."}}},
     [TOOL_BASH_WRITE] =
         {"bash_write",
          "Type into a run",
@@ -163,7 +224,8 @@ static const struct tool_def tools[TOOL_COUNT] = {
           {"close_stdin", ARG_BOOLEAN, 0, false,
            "Close stdin after the input (EOF)."},
           {"wait_ms", ARG_INTEGER, 0, false,
-           "How long to wait for the run to answer (default 1000)."}}},
+           "How long to wait for the run to answer (default 1000)."},
+          MAX_OUTPUT_ARG}},
     [TOOL_BASH_KILL] =
         {"bash_kill",
          "Signal a run",
@@ -214,7 +276,8 @@ static bool arg_fits(const struct arg_def *a, json_t *v)
     case ARG_STRING:
         return json_is_string(v);
     case ARG_INTEGER:
-        return json_is_integer(v) && json_integer_value(v) >= a->minimum;
+        return json_is_integer(v) && json_integer_value(v) >= a->minimum &&
+               (arg_maximum(a) == 0 || json_integer_value(v) <= arg_maximum(a));
     case ARG_BOOLEAN:
         return json_is_boolean(v);
     case ARG_SIGNAL:
@@ -234,8 +297,12 @@ static void arg_problem(const struct arg_def *a, char *why, size_t size)
         snprintf(why, size, "needs arguments.%s, a string", a->name);
         break;
     case ARG_INTEGER:
-        snprintf(why, size, "%s must be an integer >= %lld", a->name,
-                 (long long)a->minimum);
+        if (arg_maximum(a) != 0)
+            snprintf(why, size, "%s must be an integer from %lld to %lld",
+                     a->name, (long long)a->minimum, (long long)arg_maximum(a));
+        else
+            snprintf(why, size, "%s must be an integer >= %lld", a->name,
+                     (long long)a->minimum);
         break;
     case ARG_BOOLEAN:
         snprintf(why, size, "%s must be true or false", a->name);
@@ -298,6 +365,8 @@ static json_t *arg_schema(const struct arg_def *a, json_t *library_props)
         json_object_set_new(o, "type", json_string(type_names[a->type]));
     if (a->type == ARG_INTEGER)
         json_object_set_new(o, "minimum", json_integer(a->minimum));
+    if (a->type == ARG_INTEGER && arg_maximum(a) != 0)
+        json_object_set_new(o, "maximum", json_integer(arg_maximum(a)));
     if (a->type == ARG_OBJECT)
         json_object_set_new(o, "additionalProperties",
                             json_pack("{s:s}", "type", "string"));

@@ -22,6 +22,10 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     o.timeout_ms = rq->timeout_ms;
     o.idle_timeout_ms = rq->idle_ms;
     o.report = true;
+    if (rq->rows > 0)
+        o.pty_rows = rq->rows;
+    if (rq->cols > 0)
+        o.pty_cols = rq->cols;
     o.stdin_pipe = cfg->run.pty || rq->input != NULL || rq->keep_stdin;
     if (rq->session != NULL) { /* the server's -C made its base directory */
         o.session = rq->session->state;
@@ -65,8 +69,19 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
                           char *why, size_t why_size)
 {
     struct mcp_run *r = calloc(1, sizeof(*r));
-    if (r == NULL || capture_init(&r->cap, cfg->budget, dir) < 0 ||
+    /* The capture keeps what the largest reply asked so far can show. */
+    size_t budget = rq->max_output > cfg->budget ? rq->max_output : cfg->budget;
+    if (r == NULL || capture_init(&r->cap, budget, dir) < 0 ||
+        (!cfg->raw_output && capture_reduce(&r->cap) < 0) ||
         (r->command = strdup(rq->command)) == NULL) {
+        snprintf(why, why_size, "out of memory");
+        run_free(r);
+        return NULL;
+    }
+    r->budget = cfg->budget;
+    if (cfg->run.pty && (r->screen = screen_new(
+                             rq->rows > 0 ? rq->rows : BSH_PTY_ROWS,
+                             rq->cols > 0 ? rq->cols : BSH_PTY_COLS)) == NULL) {
         snprintf(why, why_size, "out of memory");
         run_free(r);
         return NULL;
@@ -137,6 +152,8 @@ void run_pump(struct mcp_run *r)
     while ((rc = bsh_stream_try_next(r->stream, &it)) == 1 &&
            it.kind != BSH_ITEM_STATUS) {
         capture_add(&r->cap, it.kind == BSH_ITEM_STDERR, it.data, it.len);
+        if (r->screen != NULL)
+            screen_feed(r->screen, it.data, it.len);
         r->bytes += it.len;
         r->unread += it.len;
     }
@@ -230,6 +247,7 @@ void run_free(struct mcp_run *r)
         return;
     bsh_stream_free(r->stream);
     capture_release(&r->cap);
+    screen_free(r->screen);
     free(r->command);
     free(r->error);
     free(r->unsent);

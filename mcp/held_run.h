@@ -11,6 +11,7 @@
 
 #include "capture.h"
 #include "mcp.h"
+#include "screen.h"
 
 struct mcp_session;
 
@@ -44,6 +45,8 @@ struct run_request {
     const char *cwd;               /* this run's alone; NULL: the session's */
     const struct bsh_env_var *env; /* this run's alone */
     size_t env_count;
+    size_t max_output; /* the call's; 0: the server's budget */
+    int rows, cols;    /* a PTY run's size; 0: 24x80 */
 };
 
 struct mcp_run {
@@ -51,7 +54,9 @@ struct mcp_run {
     char id[24];
     char *command;
     struct bsh_stream *stream;
-    struct capture cap; /* output since the last read */
+    struct capture cap;    /* output since the last read */
+    struct screen *screen; /* a PTY run's terminal, fed all its output */
+    size_t budget;         /* a reply's characters unless its call says */
     bool pty;
     bool subreaper; /* the server ends orphans: the report says so */
     bool has_stdin; /* bash_write can write */

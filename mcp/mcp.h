@@ -33,6 +33,9 @@ struct mcp_config {
      * the call names one; no_sessions: a fresh shell for every call. */
     bool no_sessions;
     int max_sessions; /* sessions held at once */
+    /* Replies show the raw output (made valid UTF-8, a terminal's escapes
+     * removed) instead of the reduced text of SPEC 10. */
+    bool raw_output;
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS   600000

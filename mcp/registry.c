@@ -3,6 +3,7 @@
 #include "mono.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,
@@ -42,12 +43,46 @@ struct mcp_run *registry_find_run(struct registry *g, const char *id)
     return NULL;
 }
 
+const struct kept_log *registry_find_log(const struct registry *g,
+                                         const char *id)
+{
+    for (const struct kept_log *k = g->kept; k != NULL; k = k->next)
+        if (strcmp(k->id, id) == 0)
+            return k;
+    return NULL;
+}
+
+/* Keeps the log of `r`, dropping the oldest past KEPT_LOGS_MAX. */
+static void keep_log(struct registry *g, const struct mcp_run *r)
+{
+    if (r->cap.spill_fd < 0)
+        return;
+    struct kept_log *k = calloc(1, sizeof(*k));
+    if (k == NULL)
+        return; /* the log stays on disk; only paging it is lost */
+    snprintf(k->id, sizeof(k->id), "%s", r->id);
+    snprintf(k->path, sizeof(k->path), "%s", r->cap.spill_path);
+    k->size = r->cap.spilled;
+    k->cut = r->cap.spill_cut || r->cap.spill_failed;
+    k->next = g->kept;
+    g->kept = k;
+    if (++g->nkept <= KEPT_LOGS_MAX)
+        return;
+    struct kept_log **pp = &g->kept;
+    while ((*pp)->next != NULL)
+        pp = &(*pp)->next;
+    free(*pp);
+    *pp = NULL;
+    g->nkept--;
+}
+
 /* The one place a run leaves the list. */
 static void unlink_run(struct registry *g, struct mcp_run **link)
 {
     struct mcp_run *r = *link;
     *link = r->next;
     g->nruns--;
+    keep_log(g, r);
     run_free(r);
 }
 
@@ -99,6 +134,12 @@ void registry_end_all(struct registry *g)
 {
     while (g->runs != NULL)
         unlink_run(g, &g->runs);
+    while (g->kept != NULL) {
+        struct kept_log *k = g->kept;
+        g->kept = k->next;
+        free(k);
+    }
+    g->nkept = 0;
     sessions_end_all(&g->sessions);
 }
 

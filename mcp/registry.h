@@ -15,6 +15,18 @@
 
 struct task;
 
+/* The log of a run already dropped, kept so that bash_output can page
+ * through it (SPEC 10.1) until the server ends; the newest
+ * KEPT_LOGS_MAX. */
+struct kept_log {
+    struct kept_log *next;
+    char id[24];
+    char path[PATH_MAX];
+    uint64_t size;
+    bool cut; /* the log stopped at its size limit */
+};
+#define KEPT_LOGS_MAX 256
+
 struct registry {
     const struct mcp_config *cfg;
     struct spill_dir *spill;
@@ -24,6 +36,8 @@ struct registry {
     struct task *tasks; /* newest first; task.c keeps them */
     unsigned next_task;
     struct mcp_sessions sessions; /* the shell sessions and their queue */
+    struct kept_log *kept;        /* newest first */
+    int nkept;
 };
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,
@@ -38,8 +52,12 @@ struct mcp_run *registry_start_run(struct registry *g,
 /* The run whose id is `id`, or NULL. */
 struct mcp_run *registry_find_run(struct registry *g, const char *id);
 
+/* The kept log of dropped run `id`, or NULL. */
+const struct kept_log *registry_find_log(const struct registry *g,
+                                         const char *id);
+
 /* Takes run `r` out of the registry and frees it (killing it if it is
- * still going). */
+ * still going); its log, if it has one, is kept. */
 void registry_drop_run(struct registry *g, const struct mcp_run *r);
 
 /* Takes what every run has ready; never blocks. */

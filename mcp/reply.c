@@ -131,9 +131,11 @@ static void state_line(const struct mcp_run *r, enum run_phase phase, char *buf,
 static json_t *joined_text(const struct display *lead,
                            const struct capture_part *out,
                            const struct capture_part *err,
+                           const struct capture_part *reduced,
                            const struct display *ending)
 {
-    size_t cap = lead->len + 1 + out->len + err->len + ending->len + 2;
+    size_t cap = lead->len + 1 + out->len + err->len + 1 + reduced->len +
+                 ending->len + 2;
     char *text = malloc(cap);
     if (text == NULL)
         return json_string("");
@@ -146,6 +148,12 @@ static json_t *joined_text(const struct display *lead,
     n += out->len;
     memcpy(text + n, err->text, err->len);
     n += err->len;
+    if (reduced->len > 0) { /* the last line of the output part */
+        if (n > 0 && text[n - 1] != '\n')
+            text[n++] = '\n';
+        memcpy(text + n, reduced->text, reduced->len);
+        n += reduced->len;
+    }
     if (ending->len > 0 && n > 0 && text[n - 1] != '\n')
         text[n++] = '\n';
     memcpy(text + n, ending->text, ending->len);
@@ -235,9 +243,26 @@ static void add_session(const struct mcp_run *r, json_t *s)
                         state != NULL ? json_string(state) : json_null());
 }
 
+/* structuredContent.reduced: what the reduction left out, by kind. */
+static void add_reduced(const struct capture_reduced *rd, json_t *s)
+{
+    const struct reduce_counts *k = &rd->counts;
+    if (!reduce_counts_any(k))
+        return;
+    json_object_set_new(
+        s, "reduced",
+        json_pack("{s:I, s:I, s:I, s:I, s:I}", "progress_frames",
+                  (json_int_t)k->progress_frames, "escape_sequences",
+                  (json_int_t)k->escape_sequences, "repeated_lines",
+                  (json_int_t)k->repeated_lines, "control_characters",
+                  (json_int_t)k->control_characters, "invalid_utf8",
+                  (json_int_t)k->invalid_utf8));
+}
+
 static json_t *structured(const struct mcp_run *r, enum run_phase phase,
                           const struct capture_part *po,
                           const struct capture_part *pe,
+                          const struct capture_reduced *rd,
                           const struct display *ending)
 {
     bool ended = phase == RUN_EXITED, ok = ended && r->error == NULL;
@@ -263,10 +288,87 @@ static json_t *structured(const struct mcp_run *r, enum run_phase phase,
     if (ended)
         add_report(r, s);
     add_session(r, s);
+    add_reduced(rd, s);
     return s;
 }
 
-json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
+json_t *reply_for_slice(struct mcp_run *r, enum run_phase phase,
+                        const struct capture_part *slice,
+                        const struct capture_reduced *rd, json_t *page)
+{
+    char raw_ending[BSH_ERROR_MAX + 16] = "";
+    if (phase == RUN_EXITED && r->error != NULL)
+        snprintf(raw_ending, sizeof(raw_ending), "error: %s", r->error);
+    struct display empty, ending;
+    char nothing[1] = "";
+    struct capture_part none = {nothing, 0, 0};
+    if (display_make((const unsigned char *)"", 0, false, &empty) < 0 ||
+        display_make((const unsigned char *)raw_ending, strlen(raw_ending),
+                     false, &ending) < 0) {
+        display_free(&empty);
+        json_decref(page);
+        return reply_tool_error("out of memory");
+    }
+    json_t *text = joined_text(&empty, slice, &none, &rd->line, &empty);
+    json_t *s = structured(r, phase, slice, &none, rd, &ending);
+    json_object_update(s, page);
+    json_decref(page);
+    display_free(&empty);
+    display_free(&ending);
+    return json_pack("{s:[{s:s, s:o}], s:b, s:o}", "content", "type", "text",
+                     "text", text, "isError", 0, "structuredContent", s);
+}
+
+json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase)
+{
+    char lead[BSH_ERROR_MAX + 64], *lines = NULL;
+    if (phase == RUN_EXITED)
+        snprintf(lead, sizeof(lead),
+                 "run %s has ended; its last screen:", r->id);
+    else
+        state_line(r, phase, lead, sizeof(lead));
+    json_t *screen = screen_json(r->screen, &lines);
+    if (screen == NULL)
+        return reply_tool_error("out of memory");
+    size_t ll = strlen(lead), tl = strlen(lines);
+    char *text = malloc(ll + 1 + tl + 1);
+    if (text == NULL) {
+        free(lines);
+        json_decref(screen);
+        return reply_tool_error("out of memory");
+    }
+    snprintf(text, ll + tl + 2, "%s\n%s", lead, lines);
+    free(lines);
+    struct display empty, ending;
+    char nothing[1] = "", raw_ending[BSH_ERROR_MAX + 16] = "";
+    struct capture_part none = {nothing, 0, 0};
+    struct capture_reduced rd;
+    memset(&rd, 0, sizeof(rd));
+    if (phase == RUN_EXITED && r->error != NULL)
+        snprintf(raw_ending, sizeof(raw_ending), "error: %s", r->error);
+    json_t *s = NULL;
+    if (display_make((const unsigned char *)"", 0, false, &empty) == 0 &&
+        display_make((const unsigned char *)raw_ending, strlen(raw_ending),
+                     false, &ending) == 0) {
+        s = structured(r, phase, &none, &none, &rd, &ending);
+        display_free(&ending);
+    }
+    display_free(&empty);
+    json_t *res = NULL;
+    if (s != NULL) {
+        json_object_set_new(s, "screen", screen);
+        res = json_pack("{s:[{s:s, s:s}], s:b, s:o}", "content", "type", "text",
+                        "text", text, "isError", 0, "structuredContent", s);
+    } else {
+        json_decref(screen);
+        res = reply_tool_error("out of memory");
+    }
+    free(text);
+    return res;
+}
+
+json_t *reply_for_run(struct mcp_run *r, enum run_phase phase,
+                      size_t max_output)
 {
     char raw_lead[BSH_ERROR_MAX + 256] = "",
                                   raw_ending[3 * BSH_ERROR_MAX + 512] = "";
@@ -295,20 +397,23 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase)
         display_free(&lead);
         return reply_tool_error("out of memory");
     }
+    size_t budget = max_output > 0 ? max_output : r->budget;
     size_t reserved = lead.chars + ending.chars + 2; /* and newlines */
-    size_t chars = r->cap.budget > reserved ? r->cap.budget - reserved : 0;
-    if (capture_parts(&r->cap, r->pty, chars, &po, &pe) < 0) {
+    size_t chars = budget > reserved ? budget - reserved : 0;
+    struct capture_reduced rd;
+    if (capture_parts(&r->cap, r->pty, chars, &po, &pe, &rd) < 0) {
         display_free(&lead);
         display_free(&ending);
         return reply_tool_error("out of memory");
     }
-    json_t *text = joined_text(&lead, &po, &pe, &ending);
+    json_t *text = joined_text(&lead, &po, &pe, &rd.line, &ending);
     json_t *result =
         json_pack("{s:[{s:s, s:o}], s:b, s:o}", "content", "type", "text",
                   "text", text, "isError", failed, "structuredContent",
-                  structured(r, phase, &po, &pe, &ending));
+                  structured(r, phase, &po, &pe, &rd, &ending));
     capture_part_free(&po);
     capture_part_free(&pe);
+    capture_part_free(&rd.line);
     display_free(&lead);
     display_free(&ending);
     if (phase != RUN_EXITED) { /* the next reply starts from here */

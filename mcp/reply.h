@@ -8,13 +8,27 @@
 #ifndef BSH_MCP_REPLY_H
 #define BSH_MCP_REPLY_H
 
+#include "capture.h"
 #include "held_run.h"
 
 #include <jansson.h>
 
-/* The result for `r` in `phase` (a new reference). The run's output
+/* The result for `r` in `phase` (a new reference), its text within
+ * `max_output` characters (0: the server's budget). The run's output
  * since its last read is then consumed. */
-json_t *reply_for_run(struct mcp_run *r, enum run_phase phase);
+json_t *reply_for_run(struct mcp_run *r, enum run_phase phase,
+                      size_t max_output);
+
+/* The result for a slice of `r`'s log (page.c): `slice` as the text and
+ * stdout, the reduction's line after it, `page` (log_bytes, offset,
+ * length; a reference taken) added to structuredContent. */
+json_t *reply_for_slice(struct mcp_run *r, enum run_phase phase,
+                        const struct capture_part *slice,
+                        const struct capture_reduced *rd, json_t *page);
+
+/* The result that shows the screen of PTY run `r` (SPEC 10.1): its state
+ * line, then the screen's lines; the run's output stays unread. */
+json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase);
 
 /* A tool error (isError) carrying `message`. */
 json_t *reply_tool_error(const char *message);

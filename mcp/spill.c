@@ -43,7 +43,7 @@ int spill_dir_open(struct spill_dir *d, char *path, size_t path_size)
         errno = ENAMETOOLONG;
         return -1;
     }
-    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    return open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 }
 
 size_t spill_dir_take(struct spill_dir *d, uint64_t have, size_t n)

@@ -32,7 +32,8 @@ void spill_dir_init(struct spill_dir *d, bool keep, uint64_t file_max,
                     uint64_t total_max);
 
 /* Creates a new log file in the directory; its fd (close-on-exec, opened
- * for writing) with its path in `path`, or -1 with errno. */
+ * for reading and writing: bash_output pages through it) with its path in
+ * `path`, or -1 with errno. */
 int spill_dir_open(struct spill_dir *d, char *path, size_t path_size);
 
 /* How many of `n` bytes a log that holds `have` bytes may still take;

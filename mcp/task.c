@@ -233,7 +233,7 @@ static void bound_ended(struct registry *g)
 static void finish(struct registry *g, struct task *t)
 {
     struct mcp_run *r = t->run;
-    t->result = reply_for_run(r, RUN_EXITED);
+    t->result = reply_for_run(r, RUN_EXITED, 0);
     bool failed = json_is_true(json_object_get(t->result, "isError"));
     t->run = NULL;
     r->waited_on = false;

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "era.h"
 #include "mono.h"
+#include "page.h"
 #include "reply.h"
 #include "task.h"
 
@@ -216,7 +217,17 @@ static void bash_run(const struct tool_ctx *t)
         .cwd = cwd,
         .env = env,
         .env_count = env_count,
+        .max_output = (size_t)integer_arg(t, "max_output", 0),
+        .rows = (int)integer_arg(t, "rows", 0),
+        .cols = (int)integer_arg(t, "cols", 0),
     };
+    if ((rq.rows > 0 || rq.cols > 0) && !cfg->run.pty) {
+        tool_error(t->id, "bash_run: rows and cols size a PTY run's terminal; "
+                          "this server runs commands on pipes (bsh mcp -p "
+                          "runs them in a PTY)");
+        free(env);
+        return;
+    }
     if (cfg->dry_run) {
         struct bsh_error err;
         tool_error(t->id,
@@ -247,8 +258,57 @@ static void bash_run(const struct tool_ctx *t)
     }
 }
 
+/* bash_output with `offset`: a slice of the run's log, also once the
+ * run was dropped (its log is kept). */
+static void page_output(const struct tool_ctx *t)
+{
+    const char *rid = json_string_value(tool_arg(&t->args, "run_id"));
+    int64_t offset = integer_arg(t, "offset", 0);
+    int64_t length = integer_arg(t, "length", -1);
+    size_t max = (size_t)integer_arg(t, "max_output", 0);
+    struct mcp_run *r = registry_find_run(t->g, rid);
+    const struct kept_log *k = r == NULL ? registry_find_log(t->g, rid) : NULL;
+    if (k != NULL) {
+        rpc_result(t->id,
+                   reply_for_kept_page(k, offset, length,
+                                       max > 0 ? max : t->g->cfg->budget));
+        return;
+    }
+    if ((r = named_run(t)) == NULL)
+        return;
+    run_pump(r);
+    rpc_result(t->id, reply_for_page(r, run_phase(r, 0), offset, length, max));
+}
+
+/* bash_output with `screen`: the run's terminal as it stands. */
+static void screen_output(const struct tool_ctx *t)
+{
+    struct mcp_run *r = named_run(t);
+    if (r == NULL)
+        return;
+    if (r->screen == NULL) {
+        char why[200];
+        snprintf(why, sizeof(why),
+                 "bash_output: run %s has no screen: it runs on pipes (a PTY "
+                 "server, bsh mcp -p, gives its runs a terminal)",
+                 r->id);
+        tool_error(t->id, why);
+        return;
+    }
+    run_pump(r);
+    rpc_result(t->id, reply_for_screen(r, run_phase(r, RUN_LOOK_MS)));
+}
+
 static void bash_output(const struct tool_ctx *t)
 {
+    if (tool_arg(&t->args, "offset") != NULL) {
+        page_output(t);
+        return;
+    }
+    if (boolean_arg(t, "screen")) {
+        screen_output(t);
+        return;
+    }
     struct mcp_run *r = named_run(t);
     struct task *task = r != NULL ? task_of_run(t->g, r) : NULL;
     if (task != NULL) {

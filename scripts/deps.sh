@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test]   (default: test, which is a superset)
 set -euo pipefail
 
-build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev)
+build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev)
 test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
     python3 procps util-linux curl vim-tiny gdb git)
 

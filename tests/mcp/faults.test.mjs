@@ -146,8 +146,21 @@ test('the budget counts characters: 20,000 é come back whole', async () => {
   await s.exited;
 });
 
-test('PTY: an escape in the head does not swallow the marker and the tail', async () => {
+test('PTY, reduced: an OSC that never ends is removed to the end, and the reply says so', async () => {
   const s = rawServer(['-p']);
+  s.call(1, { command: "head -c 14990 /dev/zero | tr '\\0' a; printf '\\033]'; head -c 40000 /dev/zero | tr '\\0' b; echo END" });
+  const r = (await s.next(10000)).result;
+  const text = r.content[0].text;
+  assert.ok(text.startsWith('aaaa'));
+  assert.ok(!text.includes('bbb'), 'a terminal shows none of the string');
+  assert.match(text, /\n\[bsh: 1 escape sequence left out; the log \/\S+ has every byte\]$/);
+  assert.equal(r.structuredContent.reduced.escape_sequences, 1);
+  s.close();
+  await s.exited;
+});
+
+test('PTY, --raw-output: an escape in the head does not swallow the marker and the tail', async () => {
+  const s = rawServer(['-p', '--raw-output']);
   s.call(1, { command: "head -c 14990 /dev/zero | tr '\\0' a; printf '\\033]'; head -c 40000 /dev/zero | tr '\\0' b; echo END" });
   const text = (await s.next(10000)).result.content[0].text;
   assert.ok(text.startsWith('aaaa'));

@@ -17,7 +17,7 @@ static struct spill_dir dir;
 static void parts(struct capture *c, bool terminal, size_t chars,
                   struct capture_part *o, struct capture_part *e)
 {
-    if (capture_parts(c, terminal, chars, o, e) < 0)
+    if (capture_parts(c, terminal, chars, o, e, NULL) < 0)
         abort();
 }
 
@@ -139,7 +139,7 @@ static void test_log_limit(void)
     capture_init(&c, 100, &small);
     add_repeated(&c, false, "0123456789", 2000);
     struct capture_part o, e;
-    parts(&c, false, 100, &o, &e);
+    parts(&c, false, 400, &o, &e); /* room for the marker's full form */
     struct stat st;
     ok(stat(c.spill_path, &st) == 0 && st.st_size == 5000,
        "the log stops at its size limit");
@@ -168,6 +168,57 @@ static void test_utf8_and_terminal(void)
     display_free(&d);
 }
 
+/* The lines "n\n" from `from` to `to`: their bytes. */
+static size_t line_bytes(long from, long to)
+{
+    size_t n = 0;
+    char buf[32];
+    for (long i = from; i <= to; i++)
+        n += (size_t)snprintf(buf, sizeof(buf), "%ld\n", i);
+    return n;
+}
+
+/* Reducing, cut in head and tail at line ends: the marker counts exactly
+ * the bytes of the lines between, for a tail joined to the head and for
+ * one apart from it. */
+static void test_reduced_cut_exact(void)
+{
+    static const long totals[] = {1500, 3000, 300000};
+    for (size_t t = 0; t < 3; t++) {
+        long total = totals[t];
+        struct capture c;
+        capture_init(&c, 2000, &dir);
+        if (capture_reduce(&c) < 0)
+            abort();
+        char buf[32];
+        for (long i = 1; i <= total; i++) {
+            int n = snprintf(buf, sizeof(buf), "%ld\n", i);
+            capture_add(&c, false, (const unsigned char *)buf, (size_t)n);
+        }
+        struct capture_part o, e;
+        struct capture_reduced rd;
+        if (capture_parts(&c, false, 600, &o, &e, &rd) < 0)
+            abort();
+        long head_last = 0, tail_first = 0;
+        const char *marker = strstr(o.text, "[... ");
+        ok(marker != NULL && utf8_chars(o.text, o.len) <= 600,
+           "a cut within the characters given");
+        if (marker != NULL) {
+            for (const char *p = o.text; p < marker; p = strchr(p, '\n') + 1)
+                head_last = strtol(p, NULL, 10);
+            tail_first = strtol(strchr(marker, '\n') + 1, NULL, 10);
+        }
+        is_int(o.omitted, line_bytes(head_last + 1, tail_first - 1),
+               "the marker counts the bytes between exactly");
+        ok(rd.line.len == 0 && !reduce_counts_any(&rd.counts),
+           "nothing reduced, no line");
+        capture_part_free(&o);
+        capture_part_free(&e);
+        capture_part_free(&rd.line);
+        capture_release(&c);
+    }
+}
+
 int main(void)
 {
     spill_dir_init(&dir, false, SPILL_FILE_MAX, SPILL_TOTAL_MAX);
@@ -177,6 +228,7 @@ int main(void)
     test_terminal_cut();
     test_log_limit();
     test_utf8_and_terminal();
+    test_reduced_cut_exact();
     spill_dir_finish(&dir);
     return tap_done();
 }
