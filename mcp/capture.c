@@ -119,6 +119,7 @@ static void stream_add_reduced(struct stream_capture *s, size_t budget,
         h = shown_feed(w, d, n, budget, raw_max);
         if (w->text.chars >= budget || w->fed >= raw_max || w->text.failed) {
             s->head_stopped = true;
+            s->head_in_string = reducer_in_string(&w->red);
             shown_finish(w);
         }
     }
@@ -208,7 +209,7 @@ void capture_next_segment(struct capture *c)
         s->head_len = 0;
         s->ring_pos = 0;
         s->ring_written = 0;
-        s->head_stopped = false;
+        s->head_stopped = s->head_in_string = false;
         if (s->shown != NULL) {
             shown_release(s->shown);
             if (shown_init(s->shown) < 0) { /* out of memory: raw from here */

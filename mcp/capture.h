@@ -33,6 +33,7 @@ struct stream_capture {
      * raw bytes; the ring keeps the bytes after it for the tail. */
     struct shown *shown;
     bool head_stopped;
+    bool head_in_string; /* it stopped inside an OSC, DCS... string */
 };
 
 struct capture {

@@ -26,6 +26,17 @@ struct rview {
     size_t need;    /* characters of the whole text; SIZE_MAX with a tail */
 };
 
+/* Whether the first `n` bytes hold what ends a string: BEL, ESC (of ST)
+ * or ST as UTF-8. */
+static bool ends_string(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == 0x07 || p[i] == 0x1b ||
+            (p[i] == 0xc2 && i + 1 < n && p[i + 1] == 0x9c))
+            return true;
+    return false;
+}
+
 static int reduce_tail(const struct stream_capture *s, size_t budget,
                        struct rview *v)
 {
@@ -39,11 +50,18 @@ static int reduce_tail(const struct stream_capture *s, size_t budget,
     v->has_tail = true;
     capture_ring_copy(s, len, buf);
     size_t skip = 0;
-    if (s->ring_written > s->ring_cap) { /* a window apart from the head */
-        const unsigned char *nl = memchr(buf, '\n', len);
-        skip = nl != NULL ? (size_t)(nl - buf) + 1
-                          : capture_continuation_prefix(buf, len);
-    }
+    const unsigned char *nl = memchr(buf, '\n', len);
+    /* A head that stopped inside a string (a title, a sixel image...),
+     * and a window whose first line holds the string's end, or that is one
+     * line: the window goes on with that string, which a terminal would
+     * not show either. */
+    bool in_string = s->head_in_string &&
+                     (nl == NULL || ends_string(buf, (size_t)(nl - buf)));
+    if (in_string)
+        reducer_enter_string(&v->tail.red);
+    if (s->ring_written > s->ring_cap) /* a window apart from the head */
+        skip = nl != NULL && !in_string ? (size_t)(nl - buf) + 1
+                                        : capture_continuation_prefix(buf, len);
     for (size_t off = skip; off < len; off += TAIL_PIECE) {
         size_t k = len - off < TAIL_PIECE ? len - off : TAIL_PIECE;
         shown_feed(&v->tail, buf + off, k, SIZE_MAX, UINT64_MAX);

@@ -540,6 +540,17 @@ void reducer_feed(struct reducer *r, const unsigned char *p, size_t n,
     }
 }
 
+bool reducer_in_string(const struct reducer *r)
+{
+    return r->state == STRING || r->state == STRING_ESCAPE ||
+           r->state == STRING_C2;
+}
+
+void reducer_enter_string(struct reducer *r)
+{
+    r->state = STRING;
+}
+
 void reducer_finish(struct reducer *r, struct reduce_text *out)
 {
     if (r->pend_len > 0)

@@ -76,6 +76,12 @@ void reducer_feed(struct reducer *r, const unsigned char *p, size_t n,
  * reducer can be fed again afterwards, as if a new output began. */
 void reducer_finish(struct reducer *r, struct reduce_text *out);
 
+/* Whether the reducer is inside a string (OSC, DCS, SOS, PM, APC) that
+ * has not ended yet; and a reducer put inside one, for bytes known to
+ * continue such a string (a tail that starts where no line ended). */
+bool reducer_in_string(const struct reducer *r);
+void reducer_enter_string(struct reducer *r);
+
 /* Whether anything was reduced. */
 bool reduce_counts_any(const struct reduce_counts *c);
 

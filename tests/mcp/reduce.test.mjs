@@ -170,3 +170,10 @@ test('a page is reduced as if the log began at its offset', async () => {
   s.close();
   await s.exited;
 });
+
+test('a 10 MB OSC in a cut output: neither head nor tail shows the string; the line after it is shown', async () => {
+  const r = (await run({ command: 'echo before; printf "\\033]"; head -c 10000000 /dev/zero | tr "\\0" x; printf "\\a"; echo after', max_output: 400 })).result;
+  const text = r.content[0].text;
+  assert.ok(!text.includes('xxx'), text.slice(0, 300));
+  assert.match(text, /^before\n\[\.\.\. \d+ bytes omitted; the whole output is in \/\S+ \.\.\.\]\nafter\n\[bsh: /);
+});
