@@ -117,7 +117,24 @@ static void stream_add_reduced(struct stream_capture *s, size_t budget,
         struct shown *w = s->shown;
         uint64_t raw_max = (uint64_t)HEAD_RAW_FACTOR * budget;
         h = shown_feed(w, d, n, budget, raw_max);
-        if (w->text.chars >= budget || w->fed >= raw_max || w->text.failed) {
+        /* It stops between sequences and characters, so that the tail's
+         * fresh reducer starts where a terminal would be at rest; a
+         * string that never ends stops it at twice the raw bound. */
+        bool full =
+            !w->in_piece && (w->text.chars >= budget || w->fed >= raw_max);
+        bool rest = reducer_at_rest(&w->red) || w->fed >= 2 * raw_max;
+        if (full && !rest && h < n) { /* a few bytes more, to rest */
+            size_t k = 0;
+            while (h + k < n && !reducer_at_rest(&w->red) &&
+                   w->fed < 2 * raw_max) {
+                reducer_feed(&w->red, d + h + k, 1, &w->text);
+                w->fed++;
+                k++;
+            }
+            h += k;
+            rest = true;
+        }
+        if ((full && rest) || w->text.failed) {
             s->head_stopped = true;
             s->head_in_string = reducer_in_string(&w->red);
             shown_finish(w);

@@ -174,6 +174,9 @@ static int rcut(const struct capture *c, const struct rview *v, size_t share,
     p->omitted = v->has_tail ? v->total - head_raw - (t->fed - tail_raw)
                  : tail_raw > head_raw ? tail_raw - head_raw
                                        : 0;
+    if (p->omitted == 0) /* a tail that joins the head: no marker */
+        return capture_part_from(p, text_of(h), he, "", 0, text_of(t) + ts,
+                                 t->text.len - ts);
     if (capture_marker(c, p->omitted, share, &m) < 0)
         return -1;
     /* The marker is a line of its own: after a head cut at a line's end,
@@ -283,11 +286,15 @@ int capture_parts_reduced(struct capture *c, size_t chars,
             display_free(&line);
             rc = capture_reduced_line(c, &k, true, &line);
         }
+        if (rc == 0 && line.chars + 1 > chars) { /* not even that: the */
+            display_free(&line); /* counts stay in structuredContent */
+            rc = display_make((const unsigned char *)"", 0, false, &line);
+        }
         if (rc == 0 && reduced != NULL) {
             reduced->counts = k;
             rc = capture_part_from(&reduced->line, line.text, line.len, "", 0,
                                    "", 0);
-            reserve = line.chars + 1;
+            reserve = line.chars > 0 ? line.chars + 1 : 0;
         }
         display_free(&line);
     }

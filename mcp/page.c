@@ -28,78 +28,116 @@ static bool continuation(unsigned char c)
 }
 
 /* `end`, moved past the rest of a character it cuts when the bytes are
- * there (`avail`). */
+ * there (`avail`): over continuation bytes only, as many as its lead
+ * byte calls for. */
 static size_t finish_character(const unsigned char *p, size_t end, size_t avail)
 {
     size_t lead = end;
-    while (lead > 0 && end - lead < 4 && continuation(p[lead - 1]))
+    while (lead > 0 && end - lead < 3 && continuation(p[lead - 1]))
         lead--;
     if (lead == 0)
         return end;
     lead--;
     unsigned char b = p[lead];
     size_t need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    if (lead + need <= end || lead + need > avail)
-        return end;
-    return lead + need;
+    while (end < avail && end < lead + need && continuation(p[end]))
+        end++;
+    return end;
 }
 
-static int reduce_all(const unsigned char *p, size_t n, struct shown *s)
+/* How many continuation bytes at p[back] belong to a character that a
+ * lead byte before it (in p[0..back)) starts: those the slice before
+ * showed. A stray one belongs to no character and is shown here. */
+static size_t claimed(const unsigned char *p, size_t back, size_t n)
+{
+    size_t j = back;
+    while (j > 0 && continuation(p[j - 1]))
+        j--;
+    if (j == 0)
+        return 0;
+    unsigned char b = p[j - 1];
+    size_t need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    size_t k = 0;
+    while (back + k < n && j - 1 + need > back + k && continuation(p[back + k]))
+        k++;
+    return k;
+}
+
+static int reduce_all(const unsigned char *p, size_t n, size_t chars,
+                      struct shown *s)
 {
     if (shown_init(s) < 0)
         return -1;
-    shown_feed(s, p, n, SIZE_MAX, UINT64_MAX);
+    size_t took = shown_feed(s, p, n, chars, UINT64_MAX);
     shown_finish(s);
+    (void)took;
     return s->text.failed ? -1 : 0;
 }
 
-/* Ends the text at `len` bytes, `chars` characters. */
-static void keep_text(struct shown *s, size_t len, size_t chars)
-{
-    s->text.len = len;
-    s->text.chars = chars;
-    if (s->text.buf != NULL)
-        s->text.buf[len] = '\0';
-}
-
 /* The slice's bytes reduced within `chars`: all of them, or up to the
- * last mark that fits, or (one line longer than that) as many bytes as
- * characters fit; `*used` says how many bytes. */
+ * last mark that fits, or (one line longer than that) the longest run of
+ * whole characters whose text fits; `*used` says how many bytes. */
 static int reduce_slice(const unsigned char *p, size_t n, size_t chars,
                         struct shown *s, size_t *used)
 {
-    *used = n;
-    if (reduce_all(p, n, s) < 0)
+    if (reduce_all(p, n, chars + 1, s) < 0)
         return -1;
-    if (s->text.chars <= chars)
+    *used = n;
+    if (s->text.chars <= chars && s->fed == n)
         return 0;
     const struct shown_mark *m = shown_head_mark(s, chars);
     if (m->len > 0) {
         *used = (size_t)m->raw;
-        keep_text(s, m->len, m->chars);
+        s->text.len = m->len;
+        s->text.chars = m->chars;
+        s->text.buf[m->len] = '\0';
         return 0;
     }
-    size_t end = chars < n ? chars : n;
-    while (end > 0 && continuation(p[end]))
-        end--;
+    /* A binary search over whole characters: the text of a prefix never
+     * shrinks as the prefix grows. */
+    size_t lo = 0, hi = s->fed < n ? (size_t)s->fed : n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        while (mid > lo && mid < n && continuation(p[mid]))
+            mid--;
+        if (mid == lo) {
+            break;
+        }
+        shown_release(s);
+        if (reduce_all(p, mid, SIZE_MAX, s) < 0)
+            return -1;
+        if (s->text.chars <= chars)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    if (lo == 0 && n > 0) { /* not even one character: it goes all the
+                                same, its blanks cut, so paging moves on */
+        lo = 1;
+        while (lo < n && continuation(p[lo]))
+            lo++;
+    }
     shown_release(s);
-    if (reduce_all(p, end, s) < 0)
+    *used = lo;
+    if (reduce_all(p, lo, SIZE_MAX, s) < 0)
         return -1;
-    *used = end;
-    if (s->text.chars > chars) { /* blanks of a cursor move: cut them */
+    if (s->text.chars > chars) {
         size_t o = 0;
-        for (size_t c = 0; c < chars && o < s->text.len; c++)
+        for (size_t k = 0; k < chars && o < s->text.len; k++)
             for (o++;
                  o < s->text.len && continuation((unsigned char)s->text.buf[o]);
                  o++)
                 ;
-        keep_text(s, o, chars);
+        s->text.len = o;
+        s->text.chars = chars;
+        s->text.buf[o] = '\0';
     }
     return 0;
 }
 
 /* The characters the reduction's line may take, and whether it must be
- * the compact one. */
+ * the compact one; 0 when a budget that small keeps no line (the counts
+ * are in structuredContent). */
 static size_t line_room(const struct capture *c, size_t budget, bool *compact)
 {
     struct reduce_counts most = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
@@ -113,7 +151,8 @@ static size_t line_room(const struct capture *c, size_t budget, bool *compact)
         small = d.chars;
     display_free(&d);
     *compact = full + 1 + 100 > budget;
-    return (*compact ? small : full) + 1;
+    size_t room = (*compact ? small : full) + 1;
+    return room + 50 > budget ? 0 : room; /* 0: no line, the slice first */
 }
 
 /* The bytes from `from`: at most `n`, and up to 3 more to finish a
@@ -154,25 +193,27 @@ static int page_make(const struct capture *c, int64_t offset, int64_t length,
                         ? pg->size - pg->from
                         : (uint64_t)length;
     uint64_t most = (uint64_t)PAGE_RAW_FACTOR * budget;
+    size_t back = pg->from < 3 ? (size_t)pg->from : 3;
     size_t n = (size_t)(want < most ? want : most), avail = 0;
-    unsigned char *buf = read_slice(c->spill_fd, pg->from, n, pg->size, &avail);
-    if (buf == NULL) {
+    unsigned char *all =
+        read_slice(c->spill_fd, pg->from - back, n + back, pg->size, &avail);
+    if (all == NULL) {
         *why = "bash_output: the log could not be read";
         return -1;
     }
+    avail = avail > back ? avail - back : 0;
+    unsigned char *buf = all + back; /* the slice; 3 bytes before it */
     n = n < avail ? n : avail;
-    size_t skip = 0;
-    while (skip < n && skip < 3 && continuation(buf[skip]))
-        skip++;
+    size_t skip = claimed(all, back, back + n);
     size_t end = n > skip ? finish_character(buf, n, avail) : skip;
     bool compact;
     size_t room = line_room(c, budget, &compact), used = 0;
     int rc = reduce_slice(buf + skip, end - skip,
                           budget > room ? budget - room : 0, &pg->s, &used);
-    free(buf);
+    free(all);
     pg->length = skip + used;
     pg->rd.counts = pg->s.red.counts;
-    if (rc == 0 && reduce_counts_any(&pg->rd.counts)) {
+    if (rc == 0 && room > 0 && reduce_counts_any(&pg->rd.counts)) {
         rc = capture_reduced_line(c, &pg->rd.counts, compact, &pg->line);
         pg->rd.line.text = pg->line.text;
         pg->rd.line.len = pg->line.len;

@@ -161,6 +161,7 @@ static void end_line(struct reducer *r, struct reduce_text *out, bool newline)
     text_cells(out, r->line, r->len);
     if (newline)
         text_put(out, "\n", 1, 1);
+    r->emitted = r->at + 1; /* the LF read now ends what was let out */
     memcpy(r->prev, r->line, r->len * sizeof(uint32_t));
     r->prev_len = r->len;
     r->have_prev = true;
@@ -173,6 +174,7 @@ static void break_line(struct reducer *r, struct reduce_text *out)
 {
     let_out_fold(r, out, true);
     text_cells(out, r->line, r->len);
+    r->emitted = r->char_start; /* the character read now is not in it */
     r->have_prev = false;
     clear_line(r);
 }
@@ -180,6 +182,8 @@ static void break_line(struct reducer *r, struct reduce_text *out)
 /* A character under the cursor. */
 static void put_cell(struct reducer *r, uint32_t u, struct reduce_text *out)
 {
+    if (r->col > r->len + REDUCE_PAD_MAX)
+        r->col = r->len + REDUCE_PAD_MAX;
     if (r->col >= REDUCE_LINE_MAX)
         break_line(r, out);
     if (r->returned) {
@@ -214,8 +218,8 @@ static void control(struct reducer *r, unsigned char b, struct reduce_text *out)
         carriage_return(r);
         break;
     case '\b':
-        if (r->col > 0)
-            r->col--;
+        if (r->col > 0 && --r->col == 0 && r->len > 0)
+            r->returned = true; /* back at column 1, as CR */
         break;
     case '\t':
         put_cell(r, '\t', out);
@@ -248,6 +252,8 @@ static void csi_final(struct reducer *r, unsigned char f)
         break;
     case 'D':
         r->col = r->col > n ? r->col - n : 0;
+        if (r->col == 0 && r->len > 0)
+            r->returned = true;
         break;
     case 'K':
         if (r->more_params)
@@ -387,6 +393,8 @@ static void ground(struct reducer *r, unsigned char b, struct reduce_text *out)
         if (r->pend_len > 0 && (b < 0x80 || b > 0xbf)) {
             invalid(r, r->pend_len, out); /* cut short by a non-continuation */
         }
+        if (r->pend_len == 0)
+            r->char_start = r->at;
         if (b >= 0x80) {
             if (utf8_byte(r, b, out))
                 return;
@@ -530,14 +538,22 @@ void reducer_feed(struct reducer *r, const unsigned char *p, size_t n,
             if (i == n)
                 break;
             if (k == 0 || p[i] < 0x20 || p[i] >= 0x7f) {
+                r->at = r->fed + i;
                 ground(r, p[i], out);
                 i++;
             }
             continue;
         }
+        r->at = r->fed + i;
         if (sequence_byte(r, p[i], out))
             i++;
     }
+    r->fed += n;
+}
+
+bool reducer_at_rest(const struct reducer *r)
+{
+    return r->state == GROUND && r->pend_len == 0;
 }
 
 bool reducer_in_string(const struct reducer *r)
@@ -573,6 +589,7 @@ void reducer_finish(struct reducer *r, struct reduce_text *out)
         }
     }
     let_out_fold(r, out, !partial);
+    r->emitted = r->fed;
     r->have_prev = false;
     clear_line(r);
 }

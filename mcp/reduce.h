@@ -25,6 +25,10 @@
 #include <stdint.h>
 
 #define REDUCE_LINE_MAX 16384
+/* A cursor moved past the end of a line leaves at most this many blanks
+ * before the next character: a terminal's width is far less, and an
+ * escape of a few bytes cannot make the text thousands of times longer. */
+#define REDUCE_PAD_MAX 512
 
 /* What was left out, by kind (SPEC 10.1's names). */
 struct reduce_counts {
@@ -62,6 +66,10 @@ struct reducer {
     uint64_t repeats;
     struct reduce_counts counts;
     uint64_t padding; /* blanks a move past the end of a line put there */
+    /* Raw bytes: fed so far, where the byte being read and the character
+     * being read start, and how many lie behind the text let out so far
+     * (the rest is a line or a fold still held). */
+    uint64_t fed, at, char_start, emitted;
 };
 
 /* 0, or -1 when out of memory. */
@@ -81,6 +89,10 @@ void reducer_finish(struct reducer *r, struct reduce_text *out);
  * continue such a string (a tail that starts where no line ended). */
 bool reducer_in_string(const struct reducer *r);
 void reducer_enter_string(struct reducer *r);
+
+/* Whether the reducer is between sequences and characters: no escape
+ * sequence or UTF-8 character is partly read. */
+bool reducer_at_rest(const struct reducer *r);
 
 /* Whether anything was reduced. */
 bool reduce_counts_any(const struct reduce_counts *c);

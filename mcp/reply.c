@@ -319,7 +319,18 @@ json_t *reply_for_slice(struct mcp_run *r, enum run_phase phase,
                      "text", text, "isError", 0, "structuredContent", s);
 }
 
-json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase)
+/* `text` cut to its first `chars` characters. */
+static void cut_chars(char *text, size_t chars)
+{
+    size_t o = 0;
+    for (size_t c = 0; c < chars && text[o] != '\0'; c++)
+        for (o++; ((unsigned char)text[o] & 0xc0) == 0x80; o++)
+            ;
+    text[o] = '\0';
+}
+
+json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase,
+                         size_t max_output)
 {
     char lead[BSH_ERROR_MAX + 64], *lines = NULL;
     if (phase == RUN_EXITED)
@@ -339,6 +350,9 @@ json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase)
     }
     snprintf(text, ll + tl + 2, "%s\n%s", lead, lines);
     free(lines);
+    /* The text within the budget (a screen of 200 by 500 is more); the
+     * structured screen keeps every row. */
+    cut_chars(text, max_output > 0 ? max_output : r->budget);
     struct display empty, ending;
     char nothing[1] = "", raw_ending[BSH_ERROR_MAX + 16] = "";
     struct capture_part none = {nothing, 0, 0};

@@ -27,8 +27,10 @@ json_t *reply_for_slice(struct mcp_run *r, enum run_phase phase,
                         const struct capture_reduced *rd, json_t *page);
 
 /* The result that shows the screen of PTY run `r` (SPEC 10.1): its state
- * line, then the screen's lines; the run's output stays unread. */
-json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase);
+ * line, then the screen's lines, within `max_output` characters (0: the
+ * server's budget); the run's output stays unread. */
+json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase,
+                         size_t max_output);
 
 /* A tool error (isError) carrying `message`. */
 json_t *reply_tool_error(const char *message);

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes fed at a time at most (a line, or this much of a long one), so
+ * that feeding stops soon after the text holds what was asked. */
+#define SHOWN_PIECE 4096
+
 static void mark(struct shown *s)
 {
     /* Bytes that made no text yet (a line held for the fold, a partial
@@ -21,7 +25,7 @@ static void mark(struct shown *s)
         s->cap = cap;
     }
     s->marks[s->count++] =
-        (struct shown_mark){s->text.len, s->text.chars, s->fed};
+        (struct shown_mark){s->text.len, s->text.chars, s->red.emitted};
 }
 
 int shown_init(struct shown *s)
@@ -49,12 +53,18 @@ size_t shown_feed(struct shown *s, const unsigned char *p, size_t n,
                   size_t chars, uint64_t raw)
 {
     size_t i = 0;
-    while (i < n && s->text.chars < chars && s->fed < raw && !s->text.failed) {
-        const unsigned char *nl = memchr(p + i, '\n', n - i);
-        size_t k = nl != NULL ? (size_t)(nl - (p + i)) + 1 : n - i;
+    while (i < n && !s->text.failed &&
+           (s->in_piece || (s->text.chars < chars && s->fed < raw))) {
+        uint64_t to_end = SHOWN_PIECE - s->fed % SHOWN_PIECE;
+        if (raw > s->fed && raw - s->fed < to_end)
+            to_end = raw - s->fed;
+        size_t piece = n - i < to_end ? n - i : (size_t)to_end;
+        const unsigned char *nl = memchr(p + i, '\n', piece);
+        size_t k = nl != NULL ? (size_t)(nl - (p + i)) + 1 : piece;
         reducer_feed(&s->red, p + i, k, &s->text);
         s->fed += k;
         i += k;
+        s->in_piece = nl == NULL && k < to_end;
         mark(s);
     }
     return i;

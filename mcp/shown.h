@@ -25,15 +25,21 @@ struct shown {
     size_t count, cap;
     uint64_t fed; /* raw bytes fed */
     bool finished;
+    /* The last feed ended inside a piece (a line, or 4 KiB counted from
+     * the start): feeding stops only at a piece's end, so where the
+     * chunks of output end never moves where a stretch stops. */
+    bool in_piece;
 };
 
 /* 0, or -1 when out of memory. */
 int shown_init(struct shown *s);
 void shown_release(struct shown *s);
 
-/* Feeds bytes a line at a time until the text holds `chars` characters
- * or `raw` bytes were fed; the bytes it took (all of them unless it
- * stopped). */
+/* Feeds bytes a line (or 4 KiB of a long line) at a time until the text
+ * holds `chars` characters or `raw` bytes were fed; the bytes it took (all
+ * of them unless it stopped). A mark's raw count is where the reducer let
+ * out its text, so the bytes of a line it still holds belong to the next
+ * mark. */
 size_t shown_feed(struct shown *s, const unsigned char *p, size_t n,
                   size_t chars, uint64_t raw);
 

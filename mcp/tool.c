@@ -296,7 +296,9 @@ static void screen_output(const struct tool_ctx *t)
         return;
     }
     run_pump(r);
-    rpc_result(t->id, reply_for_screen(r, run_phase(r, RUN_LOOK_MS)));
+    rpc_result(t->id,
+               reply_for_screen(r, run_phase(r, RUN_LOOK_MS),
+                                (size_t)integer_arg(t, "max_output", 0)));
 }
 
 static void bash_output(const struct tool_ctx *t)

@@ -79,6 +79,43 @@ static void test_line_moves(void)
           "X\xe2\x82\xac\xf0\x9f\x98\x80\n", "columns count code points");
 }
 
+static void test_bounds_of_moves(void)
+{
+    struct result r = reduce("\x1b[16383Ca\n");
+    ok(r.len == REDUCE_PAD_MAX + 2 && r.text[REDUCE_PAD_MAX] == 'a',
+       "a move far past the line's end leaves at most REDUCE_PAD_MAX blanks");
+    free(r.text);
+    struct reduce_counts c =
+        check("abc\x1b[3DX\n", "Xbc\n", "CSI D back to column 1");
+    is_int(c.progress_frames, 1, "is a return, and the rewrite a frame");
+    c = check("ab\b\bX\n", "Xb\n", "BS back to column 1");
+    is_int(c.progress_frames, 1, "is one too");
+}
+
+/* Where the reducer let out its text, in raw bytes: after a LF, all of
+ * the line; in a line broken for length, not the character that broke
+ * it. */
+static void test_emitted(void)
+{
+    struct reducer r;
+    struct reduce_text t = {0};
+    if (reducer_init(&r) < 0)
+        abort();
+    reducer_feed(&r, (const unsigned char *)"ab\ncd", 6, &t);
+    is_int(r.emitted, 3, "after a line: its bytes and the LF");
+    size_t n = REDUCE_LINE_MAX + 10;
+    unsigned char *p = malloc(n);
+    memset(p, 'x', n);
+    reducer_feed(&r, p, n, &t);
+    is_int(r.emitted, 6 + REDUCE_LINE_MAX - 2,
+           "a line broken for length: the bytes of what went out");
+    free(p);
+    reducer_finish(&r, &t);
+    is_int(r.emitted, 6 + n, "at the end: every byte");
+    reduce_text_free(&t);
+    reducer_release(&r);
+}
+
 static void test_escapes(void)
 {
     struct reduce_counts c =
@@ -219,6 +256,8 @@ static void test_bounds(void)
 int main(void)
 {
     test_line_moves();
+    test_bounds_of_moves();
+    test_emitted();
     test_escapes();
     test_controls_and_utf8();
     test_folding();
