@@ -12,7 +12,3 @@ foreach(sym posix_spawn_file_actions_addclosefrom_np
     message(FATAL_ERROR "bsh needs ${sym} (glibc 2.34 or newer)")
   endif()
 endforeach()
-check_symbol_exists(pidfd_open sys/pidfd.h HAVE_PIDFD_OPEN)
-if(NOT HAVE_PIDFD_OPEN)
-  message(FATAL_ERROR "bsh needs pidfd_open (glibc 2.36 or newer)")
-endif()

@@ -10,14 +10,19 @@
 #include "graveyard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/pidfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#    define SYS_pidfd_open 434 /* the same on every architecture */
+#endif
 
 /* How often the fallback looks at the child. */
 #define POLL_INTERVAL_NS 2000000L
@@ -61,7 +66,9 @@ int bsh__child_watch(struct bsh__child *c)
 {
     if (c->watch >= 0)
         return c->watch;
-    c->watch = pidfd_open(c->pid, PIDFD_NONBLOCK);
+    /* The raw call: glibc wraps it only from 2.36 (PIDFD_NONBLOCK is
+     * O_NONBLOCK), and the build must run on older ones. */
+    c->watch = (int)syscall(SYS_pidfd_open, c->pid, O_NONBLOCK);
     if (c->watch >= 0)
         return c->watch;
     int err = -errno, fd = open_timer(c);

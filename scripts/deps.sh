@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev)
 test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
-    python3 procps util-linux curl vim-tiny gdb git)
+    python3 procps util-linux curl vim-tiny gdb git binutils)
 
 want=("${build_pkgs[@]}")
 [ "${1:-test}" = test ] && want+=("${test_pkgs[@]}")

@@ -68,6 +68,7 @@ step "cppcheck" static_analysis
 step "bench/ablation.patch applies" ablation_applies
 step "npm ci (MCP SDK client)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
+step "glibc symbol versions (<= 2.34)" scripts/check_glibc.sh build/dev
 step "clang-tidy" clang_tidy
 step "tests" run_ctest build/dev -LE valgrind
 step "build asan+ubsan (gcc)" configure_build build/asan-gcc gcc "${asan[@]}"
