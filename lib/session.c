@@ -53,6 +53,20 @@ bool bsh__never_carried(const char *name, size_t len)
            prefixed(name, len, "__bsh_");
 }
 
+bool bsh__imported_apart(const char *name, size_t len)
+{
+    static const char *const names[] = {
+        "IFS",        "OLDPWD",     "LANG",      "TERM",       "TERMCAP",
+        "TERMINFO",   "TZ",         "CHILD_MAX", "EXECIGNORE", "FUNCNEST",
+        "GLOBIGNORE", "HOSTFILE",   "IGNOREEOF", "ignoreeof",  "histchars",
+        "OPTERR",     "INPUTRC",    "PS0",       "PS1",        "PS2",
+        "PS3",        "TIMEFORMAT", "MAIL",      "MAILCHECK",  "MAILPATH",
+        "TMOUT",      "SHELL",      "CDPATH",    NULL};
+    return listed(names, name, len) || prefixed(name, len, "LC_") ||
+           prefixed(name, len, "HIST") || prefixed(name, len, "TEXTDOMAIN") ||
+           prefixed(name, len, "BASH");
+}
+
 bool bsh__option_not_carried(const char *name, size_t len)
 {
     static const char *const options[] = {

@@ -49,6 +49,10 @@ struct bsh_session {
 
 /* Never carried: bash's own variables, the deny list and ours. */
 bool bsh__never_carried(const char *name, size_t len);
+/* Names bash reads when it starts (locale, IFS, ...) or imports from its
+ * environment other than it assigns them: restored by the script, never
+ * through execve's environment (session_env.c). */
+bool bsh__imported_apart(const char *name, size_t len);
 /* Options not carried (noexec, errexit, ...; the read-only shopts). */
 bool bsh__option_not_carried(const char *name, size_t len);
 

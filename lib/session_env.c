@@ -17,34 +17,13 @@
 #define ENV_BYTES   ((size_t)64 << 10)
 #define VALUE_BYTES ((size_t)16 << 10)
 
-/* Names bash reads when it starts (locale, IFS, ...) or imports other
- * than it assigns them; never carried ones are not in the state. */
-static bool imported_apart(const char *name)
-{
-    static const char *const names[] = {
-        "IFS",        "OLDPWD",     "LANG",      "TERM",       "TERMCAP",
-        "TERMINFO",   "TZ",         "CHILD_MAX", "EXECIGNORE", "FUNCNEST",
-        "GLOBIGNORE", "HOSTFILE",   "IGNOREEOF", "ignoreeof",  "histchars",
-        "OPTERR",     "INPUTRC",    "PS0",       "PS1",        "PS2",
-        "PS3",        "TIMEFORMAT", "MAIL",      "MAILCHECK",  "MAILPATH",
-        "TMOUT",      "SHELL",      "CDPATH",    NULL};
-    static const char *const prefixes[] = {"LC_", "HIST", "TEXTDOMAIN", "BASH",
-                                           NULL};
-    for (const char *const *n = names; *n != NULL; n++)
-        if (strcmp(*n, name) == 0)
-            return true;
-    for (const char *const *p = prefixes; *p != NULL; p++)
-        if (strncmp(*p, name, strlen(*p)) == 0)
-            return true;
-    return false;
-}
-
 /* "NAME=value" of record `r` appended to `buf` (at `*used`, `cap` bytes),
  * when it goes through the environment. */
 static bool take_var(const struct bsh__rec *r, char *buf, size_t *used,
                      size_t cap)
 {
-    if (r->kind != REC_VAR || r->len > VALUE_BYTES || imported_apart(r->name))
+    if (r->kind != REC_VAR || r->len > VALUE_BYTES ||
+        bsh__imported_apart(r->name, strlen(r->name)))
         return false;
     size_t nl = strlen(r->name);
     /* The decoded value is never longer than the text that holds it. */

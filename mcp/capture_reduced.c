@@ -97,16 +97,6 @@ static bool continuation(char c)
     return ((unsigned char)c & 0xc0) == 0x80;
 }
 
-/* The byte offset after the first `chars` characters of `t`. */
-static size_t first_chars(const struct reduce_text *t, size_t chars)
-{
-    size_t o = 0;
-    for (size_t c = 0; c < chars && o < t->len; c++)
-        for (o++; o < t->len && continuation(t->buf[o]); o++)
-            ;
-    return o;
-}
-
 /* The byte offset where the last `chars` characters of `t` start. */
 static size_t last_chars(const struct reduce_text *t, size_t chars)
 {
@@ -125,7 +115,7 @@ static size_t head_end(const struct shown *h, size_t chars, uint64_t *raw)
     const struct shown_mark *m = shown_head_mark(h, chars);
     *raw = m->raw;
     if (m->len == 0 && chars > 0 && h->text.len > 0)
-        return first_chars(&h->text, chars);
+        return reduce_text_prefix(&h->text, chars);
     return m->len;
 }
 

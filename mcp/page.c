@@ -68,9 +68,8 @@ static int reduce_all(const unsigned char *p, size_t n, size_t chars,
 {
     if (shown_init(s) < 0)
         return -1;
-    size_t took = shown_feed(s, p, n, chars, UINT64_MAX);
+    shown_feed(s, p, n, chars, UINT64_MAX);
     shown_finish(s);
-    (void)took;
     return s->text.failed ? -1 : 0;
 }
 
@@ -122,12 +121,7 @@ static int reduce_slice(const unsigned char *p, size_t n, size_t chars,
     if (reduce_all(p, lo, SIZE_MAX, s) < 0)
         return -1;
     if (s->text.chars > chars) {
-        size_t o = 0;
-        for (size_t k = 0; k < chars && o < s->text.len; k++)
-            for (o++;
-                 o < s->text.len && continuation((unsigned char)s->text.buf[o]);
-                 o++)
-                ;
+        size_t o = reduce_text_prefix(&s->text, chars);
         s->text.len = o;
         s->text.chars = chars;
         s->text.buf[o] = '\0';

@@ -95,6 +95,15 @@ void reduce_text_free(struct reduce_text *t)
     memset(t, 0, sizeof(*t));
 }
 
+size_t reduce_text_prefix(const struct reduce_text *t, size_t chars)
+{
+    size_t o = 0;
+    for (size_t c = 0; c < chars && o < t->len; c++)
+        for (o++; o < t->len && ((unsigned char)t->buf[o] & 0xc0) == 0x80; o++)
+            ;
+    return o;
+}
+
 bool reduce_counts_any(const struct reduce_counts *c)
 {
     return c->progress_frames + c->escape_sequences + c->repeated_lines +

@@ -99,4 +99,7 @@ bool reduce_counts_any(const struct reduce_counts *c);
 
 void reduce_text_free(struct reduce_text *t);
 
+/* The byte offset after the first `chars` characters of `t`. */
+size_t reduce_text_prefix(const struct reduce_text *t, size_t chars);
+
 #endif
