@@ -111,6 +111,10 @@ static void try_run(struct facts *f)
     struct bsh_run_opts o = BSH_RUN_OPTS_INIT;
     o.report = true;
     o.sandbox.mode = BSH_SANDBOX_BEST_EFFORT;
+    /* A sandbox never makes `/` or a home writable: the probe runs in the
+     * temporary directory, wherever doctor was started. */
+    const char *tmp = getenv("TMPDIR");
+    o.cwd = tmp != NULL && tmp[0] == '/' ? tmp : "/tmp";
     int rc;
     struct bsh_stream *s = run_true(&o, &rc);
     const struct bsh_report *r = bsh_stream_report(s);

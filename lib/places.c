@@ -15,8 +15,10 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The system's trees: never writable, nor anything in them (/run holds
@@ -62,11 +64,35 @@ static bool holds(const char *real, const char *home)
 static char *passwd_home_path;
 static pthread_once_t passwd_home_once = PTHREAD_ONCE_INIT;
 
+#ifdef BSH_NO_NSS
+/* A static binary must not load the system's NSS modules (they belong to
+ * another glibc), so it reads /etc/passwd itself, as musl does. */
+static int passwd_entry(uid_t uid, struct passwd *pw, char *buf, size_t size,
+                        struct passwd **found)
+{
+    FILE *file = fopen("/etc/passwd", "re");
+    *found = NULL;
+    if (file == NULL)
+        return errno;
+    while (fgetpwent_r(file, pw, buf, size, found) == 0 && *found != NULL &&
+           pw->pw_uid != uid)
+        *found = NULL;
+    fclose(file);
+    return 0;
+}
+#else
+static int passwd_entry(uid_t uid, struct passwd *pw, char *buf, size_t size,
+                        struct passwd **found)
+{
+    return getpwuid_r(uid, pw, buf, size, found);
+}
+#endif
+
 static void look_up_passwd_home(void)
 {
     struct passwd pw, *found = NULL;
     char buf[4096];
-    if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &found) == 0 &&
+    if (passwd_entry(getuid(), &pw, buf, sizeof(buf), &found) == 0 &&
         found != NULL && pw.pw_dir != NULL)
         passwd_home_path = realpath(pw.pw_dir, NULL);
 }
@@ -96,6 +122,20 @@ static const char *refused(const char *real, const char *home,
     return NULL;
 }
 
+/* `path` resolved, when it still names the file open as `fd`; or NULL. */
+static char *real_path_of(int fd, const char *path)
+{
+    char *real = realpath(path, NULL);
+    struct stat opened, named;
+    if (real != NULL &&
+        (fstat(fd, &opened) < 0 || stat(real, &named) < 0 ||
+         opened.st_dev != named.st_dev || opened.st_ino != named.st_ino)) {
+        free(real);
+        real = NULL;
+    }
+    return real;
+}
+
 void bsh__place_open(struct bsh__place *p, const char *what, const char *path)
 {
     p->what = what;
@@ -108,6 +148,8 @@ void bsh__place_open(struct bsh__place *p, const char *what, const char *path)
     char real[PATH_MAX];
     if (bsh__proc_fd(getpid(), p->fd, real, sizeof(real)) && real[0] == '/')
         p->real = strdup(real);
+    else /* no /proc (a bare root): the resolved path, if it is the same */
+        p->real = real_path_of(p->fd, path);
     if (p->real == NULL) { /* unknown where it is: it gives nothing */
         p->fd = bsh__close(p->fd);
         p->err = ENOENT;

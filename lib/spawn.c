@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,29 @@ static int spawn_bash(const struct bsh__child_plan *io, const char *command,
     return bsh__clone_bash(&plan, pid, in_cwd);
 }
 
+/* Whether this root has a /dev/null: a bare root (a container's scratch
+ * image, a chroot) may have no /dev at all. Asked once per process. */
+static bool dev_null_present;
+static pthread_once_t dev_null_once = PTHREAD_ONCE_INIT;
+
+static void look_for_dev_null(void)
+{
+    dev_null_present = access("/dev/null", R_OK) == 0;
+}
+
+/* Without /dev/null, stdin is a pipe whose write end is already closed:
+ * bash reads end of file from it just the same. */
+static int empty_stdin(int in[2])
+{
+    pthread_once(&dev_null_once, look_for_dev_null);
+    if (dev_null_present)
+        return 0;
+    int rc = make_pipe(in);
+    if (rc == 0)
+        in[1] = bsh__close(in[1]);
+    return rc;
+}
+
 int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
                      struct bsh__spawn_error *why)
 {
@@ -112,8 +136,8 @@ int bsh__spawn_pipes(const struct bsh__launch *l, struct bsh__started *sp,
     int rc = make_pipe(out);
     if (rc == 0)
         rc = make_pipe(err);
-    if (rc == 0 && l->stdin_pipe)
-        rc = make_pipe(in);
+    if (rc == 0)
+        rc = l->stdin_pipe ? make_pipe(in) : empty_stdin(in);
     if (rc < 0) {
         fail(why, rc, BSH_ERR_SPAWN, prefix);
         goto cleanup;
@@ -192,7 +216,9 @@ int bsh__spawn_pty(const struct bsh__launch *l, struct bsh__started *sp,
     if (master < 0 || (l->stdin_pipe && typed < 0)) {
         int err = master < 0 ? master : -errno;
         bsh__close(master);
-        return fail(why, err, BSH_ERR_PTY, "failed to open pty");
+        return fail(why, err, BSH_ERR_PTY,
+                    err == -ENOENT ? "failed to open pty: no /dev/ptmx here"
+                                   : "failed to open pty");
     }
     /* Opening the slave without O_NOCTTY after setsid makes it the
      * session's controlling terminal. */

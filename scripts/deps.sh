@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bsh needs to build and test, if missing.
-# Usage: scripts/deps.sh [build|test]   (default: test, which is a superset)
+# Usage: scripts/deps.sh [build|package|test]   (default: test, which holds
+# the others: build < package < test)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev)
 test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
     python3 procps util-linux curl vim-tiny gdb git binutils)
 
+# What scripts/package.sh and its tests (tests/package/) use.
+package_pkgs=(dpkg-dev lintian man-db file unzip bash-static busybox-static podman
+    python3-build python3-setuptools python3-wheel python3-venv python3-jsonschema
+    python3-pytest mypy)
+
 want=("${build_pkgs[@]}")
-[ "${1:-test}" = test ] && want+=("${test_pkgs[@]}")
+case ${1:-test} in
+build) ;;
+package) want+=("${package_pkgs[@]}") ;;
+test) want+=("${package_pkgs[@]}" "${test_pkgs[@]}") ;;
+*) echo "deps: unknown profile '$1' (build, package or test)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

@@ -2,8 +2,9 @@
 # Installs what is missing, builds bsh and runs every test: format,
 # cppcheck and clang-tidy, the normal build (warnings as errors), an
 # ASan+UBSan build with gcc and one with
-# clang, valgrind memcheck over the unit and integration tests, and a
-# short libFuzzer run of each fuzz target (BSH_FUZZ_SECONDS, default 30).
+# clang, valgrind memcheck over the unit and integration tests, every
+# package made and installed as its users would (tests/package/, as root),
+# and a short libFuzzer run of each fuzz target (BSH_FUZZ_SECONDS, default 30).
 # Ends with one summary line: "bsh: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -76,6 +77,7 @@ step "tests asan+ubsan (gcc)" run_ctest build/asan-gcc
 step "build asan+ubsan (clang)" configure_build build/asan-clang clang "${asan[@]}"
 step "tests asan+ubsan (clang)" run_ctest build/asan-clang
 step "valgrind memcheck" run_ctest build/dev -L valgrind
+step "packages (package.sh all, each installed as its users do)" tests/package/test_packages.sh
 step "fuzz smoke (clang, ${BSH_FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh "${BSH_FUZZ_SECONDS:-30}"
 
 echo "bsh: $passed passed, $failed failed"

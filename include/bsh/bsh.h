@@ -28,10 +28,9 @@ extern "C" {
 #    define BSH_API
 #endif
 
-#define BSH_VERSION_MAJOR  0
-#define BSH_VERSION_MINOR  1
-#define BSH_VERSION_PATCH  0
-#define BSH_VERSION_STRING "0.1.0"
+/* BSH_VERSION_MAJOR, _MINOR, _PATCH and _STRING ("0.1.0"), written by
+ * the build from the project's one version. */
+#include <bsh/version.h>
 /** The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH, for
  *  `#if BSH_VERSION_NUMBER >= 100` tests. */
 #define BSH_VERSION_NUMBER \

@@ -302,6 +302,8 @@ ok $? "doctor: the Landlock ABI, the containment, the sandbox layers"
 yes_no() { if "$BSH" run "$@" true >/dev/null 2>&1; then echo yes; else echo no; fi; }
 grep -qx "limits of a run: memory $(yes_no -l memory=1G), pids $(yes_no -l pids=4096) (cpu, fsize, output: yes)" "$T/doctor"
 ok $? "doctor: the memory and pids limits as runs with them fare"
+(cd / && "$BSH" doctor) | grep -q '^containment of a run: \(cgroup\|subreaper\)$'
+ok $? "doctor started in / still runs its probe (in the temporary directory)"
 "$BSH" doctor --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 assert set(d["sandbox"]["layers"]) == {"no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities"}

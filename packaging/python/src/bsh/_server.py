@@ -1,0 +1,227 @@
+"""Held runs through bsh's MCP server (`bsh mcp`, JSON-RPC on stdio): a
+run that goes on after the call that started it, read, written to and
+killed by later calls."""
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Dict, List, Mapping, Optional, Type, Union
+
+from ._binary import binary
+from ._errors import ServerDied, ToolError
+
+PROTOCOL_VERSION = "2025-06-18"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A tool's answer: the text a model would read, and the structured
+    fields (`state`: running, awaiting_input or exited; `exit_code`,
+    `signal`, `timed_out`, `run_id`, ...)."""
+
+    text: str
+    structured: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> Optional[str]:
+        value = self.structured.get("state")
+        return value if isinstance(value, str) else None
+
+    @property
+    def exit_code(self) -> Optional[int]:
+        value = self.structured.get("exit_code")
+        return value if isinstance(value, int) else None
+
+    @property
+    def running(self) -> bool:
+        """Whether the run goes on (running or waiting for input)."""
+        return self.state in ("running", "awaiting_input")
+
+
+class Server:
+    """A `bsh mcp` process and the calls made to it, one at a time (a lock
+    keeps threads apart). Its runs end when it is closed.
+
+        with bsh.Server() as server:
+            run = server.start("for i in 1 2 3; do echo $i; sleep 1; done")
+            while not run.ended:
+                print(run.output(wait_ms=1000).text)
+    """
+
+    def __init__(self, *args: str) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen([binary(), "mcp", *args], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=self._stderr)
+        self._next_id = 0
+        self._lock = threading.Lock()
+        try:
+            self._request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                                         "clientInfo": {"name": "bsh-python", "version": "1"}})
+            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        except BaseException:
+            self.close()
+            raise
+
+    def _died(self) -> ServerDied:
+        try:  # its output ended: it is exiting, or has
+            code: Optional[int] = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._stderr.seek(0)
+        said = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        last = said[-1] if said else ""
+        how = "is gone" if code is None else f"ended with status {code}"
+        return ServerDied(f"the bsh MCP server {how}" + (f": {last}" if last else ""))
+
+    def _send(self, message: Mapping[str, Any]) -> None:
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(json.dumps(message).encode() + b"\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, ValueError) as e:
+            raise self._died() from e
+
+    def _request(self, method: str, params: Mapping[str, Any]) -> Dict[str, Any]:
+        with self._lock:
+            self._next_id += 1
+            ident = self._next_id
+            self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+            assert self._proc.stdout is not None
+            while True:
+                line = self._proc.stdout.readline()
+                if not line:
+                    raise self._died()
+                message = json.loads(line)
+                if message.get("id") != ident:
+                    continue  # a notification
+                if "error" in message:
+                    raise ToolError(str(message["error"].get("message", message["error"])))
+                result: Dict[str, Any] = message["result"]
+                return result
+
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
+        """Calls one tool; a tool error raises ToolError with its text."""
+        result = self._request("tools/call", {"name": tool, "arguments": dict(arguments)})
+        text = "".join(c.get("text", "") for c in result.get("content", []))
+        structured = dict(result.get("structuredContent") or {})
+        # A failed command is a reply (isError, with its status); a call
+        # the server refused says why in `error`.
+        if result.get("isError") and ("error" in structured or not structured):
+            raise ToolError(text)
+        return Reply(text, structured)
+
+    def start(self, command: str, *, stdin: bool = False, timeout_ms: Optional[int] = None,
+              cwd: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+              session: Optional[str] = None, yield_ms: int = 0) -> "HeldRun":
+        """Starts a run and returns at once (or after yield_ms): a HeldRun
+        to read, write to and kill. stdin=True keeps a pipe-mode run's
+        stdin open for write()."""
+        if not isinstance(command, str):
+            raise TypeError(f"command must be a str, not {type(command).__name__}")
+        args: Dict[str, Any] = {"command": command, "yield_ms": yield_ms}
+        if env is not None:
+            args["env"] = dict(env)
+        for name, value in (("timeout_ms", timeout_ms), ("cwd", cwd), ("session", session)):
+            if value is not None:
+                args[name] = value
+        if stdin:
+            args["stdin"] = True
+        reply = self.call("bash_run", args)
+        run_id = reply.structured.get("run_id")
+        return HeldRun(self, run_id if isinstance(run_id, str) else None, reply)
+
+    def runs(self) -> List[Dict[str, Any]]:
+        """The runs the server holds (bash_list)."""
+        listed = self.call("bash_list", {}).structured.get("runs", [])
+        return list(listed) if isinstance(listed, list) else []
+
+    def close(self) -> None:
+        """Ends the server: its runs are killed, their processes reaped."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            try:
+                self._proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self._stderr.close()
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self.close()
+
+
+class HeldRun:
+    """A run the server holds. `last` is the latest reply. Once a reply
+    says the run exited, the server has let it go: output(), write() and
+    kill() then return that last reply."""
+
+    def __init__(self, server: Server, run_id: Optional[str], reply: Reply) -> None:
+        self.server = server
+        self.id = run_id
+        self.last = reply
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run's end has been read: further calls return it."""
+        return self.id is None or not self.last.running
+
+    def _call(self, tool: str, arguments: Dict[str, Any]) -> Reply:
+        if self.ended:
+            return self.last
+        self.last = self.server.call(tool, {"run_id": self.id, **arguments})
+        return self.last
+
+    def output(self, wait_ms: int = 0) -> Reply:
+        """The output since the last read, after waiting up to wait_ms for
+        the run to end or to wait for input."""
+        return self._call("bash_output", {"wait_ms": wait_ms})
+
+    def write(self, text: str, *, close_stdin: bool = False) -> Reply:
+        """Writes text to the run's stdin (typed, in a PTY run)."""
+        return self._call("bash_write", {"input": text, "close_stdin": close_stdin})
+
+    def kill(self, signal: Union[str, int] = "KILL") -> Reply:
+        """Sends a signal (a name like "INT", or a number) to the whole run."""
+        return self._call("bash_kill", {"signal": signal})
+
+
+class AsyncServer:
+    """Server for asyncio: each call runs in a worker thread, so the event
+    loop never waits on the server."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    @classmethod
+    async def open(cls, *args: str) -> "AsyncServer":
+        return cls(await asyncio.to_thread(Server, *args))
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
+        return await asyncio.to_thread(self.server.call, tool, arguments)
+
+    async def start(self, command: str, **options: Any) -> HeldRun:
+        return await asyncio.to_thread(lambda: self.server.start(command, **options))
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.server.close)
+
+    async def __aenter__(self) -> "AsyncServer":
+        return self
+
+    async def __aexit__(self, kind: Optional[Type[BaseException]],
+                        value: Optional[BaseException], tb: Optional[TracebackType]) -> None:
+        await self.close()

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The CLI and MCP smoke inside a root directory: a run, a timeout, a PTY
+# run (refused while the root has no /dev, then with a devpts mounted for
+# it), --sandbox, bsh doctor and an MCP tools/call; as root and as an
+# unprivileged user (uid 65534). Needs root, for chroot and mount.
+# Usage: tests/package/smoke_root.sh ROOT [BSH_IN_ROOT (default /bin/bsh)]
+set -uo pipefail
+root=${1:?usage: smoke_root.sh ROOT [BSH_IN_ROOT]}
+bsh=${2:-/bin/bsh}
+failures=0
+
+fail() { echo "FAIL ($who): $*" >&2; failures=$((failures + 1)); }
+pass() { echo "ok ($who): $*"; }
+
+inside() { # inside COMMAND...: runs in the root as $who, with a bare environment
+    env -i PATH=/bin:/usr/bin HOME=/work "$chroot" $userspec "$root" "$@"
+}
+
+expect() { # expect WHAT WANT_RC WANT_STDOUT CMD...: checks exit status and stdout
+    local what=$1 want_rc=$2 want_out=$3 out rc
+    shift 3
+    out=$(inside "$@" 2>/tmp/smoke-err.$$)
+    rc=$?
+    if [ "$rc" = "$want_rc" ] && [ "$out" = "$want_out" ]; then
+        pass "$what"
+    else
+        fail "$what: exit $rc (want $want_rc), stdout '$out' (want '$want_out'), stderr '$(cat /tmp/smoke-err.$$)'"
+    fi
+}
+
+mcp_call() { # one initialize and one tools/call through `bsh mcp` on stdio
+    local line reply=
+    coproc MCP { inside "$bsh" mcp 2>/dev/null; }
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"smoke","version":"1"}}}' >&"${MCP[1]}"
+    read -r -t 20 line <&"${MCP[0]}"
+    printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo from-mcp $((6*7))"}}}' >&"${MCP[1]}"
+    read -r -t 20 reply <&"${MCP[0]}"
+    eval "exec ${MCP[1]}>&-"
+    wait "$MCP_PID"
+    case $reply in
+    *'"id":2'*'from-mcp 42'*) pass "MCP tools/call" ;;
+    *) fail "MCP tools/call: reply '$reply'" ;;
+    esac
+}
+
+pty_run() { # a PTY run needs /dev/ptmx and /dev/pts: a devpts of its own, in a mount namespace
+    mkdir -p "$root/dev/pts"
+    out=$(unshare -m bash -c '
+        mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$1/dev/pts" &&
+        ln -sf pts/ptmx "$1/dev/ptmx" &&
+        env -i PATH=/bin "$4" $2 "$1" "$3" run -p "[ -t 0 ] && [ -t 1 ] && echo pty-ok"' \
+        _ "$root" "$userspec" "$bsh" "$chroot" 2>&1)
+    rc=$?
+    rm -f "$root/dev/ptmx"
+    rmdir "$root/dev/pts" "$root/dev"
+    if [ $rc = 0 ] && [ "$(printf %s "$out" | tr -d '\r')" = pty-ok ]; then
+        pass "PTY run with a devpts"
+    else
+        fail "PTY run with a devpts: exit $rc, output '$out'"
+    fi
+}
+
+smoke() {
+    expect "a run" 3 out "$bsh" run 'echo out; echo err >&2; exit 3'
+    expect "--json" 0 '{"stdout":"aGk=","stderr":"","exit_code":null,"signal":null,"truncated":false}
+{"stdout":"","stderr":"","exit_code":0,"signal":null,"truncated":false}' "$bsh" run --json 'printf hi'
+    local t0=$SECONDS
+    expect "a timeout" 124 "" "$bsh" run -t 300 'while :; do :; done'
+    [ $((SECONDS - t0)) -lt 5 ] || fail "the 300 ms timeout took $((SECONDS - t0)) s"
+    expect "stdin is empty" 0 "[]" "$bsh" run 'read -r x; echo "[$x]"'
+    expect "a PTY run without /dev is refused" 125 "" "$bsh" run -p 'echo x'
+    grep -q 'pty' /tmp/smoke-err.$$ || fail "the PTY refusal does not say why: $(cat /tmp/smoke-err.$$)"
+    expect "--sandbox writes the working directory" 0 kept \
+        "$bsh" run -C /work --sandbox 'echo kept > /work/f-$UID && read -r x < /work/f-$UID && echo $x'
+    expect "--sandbox denies the system" 1 "" \
+        "$bsh" run -C /work --sandbox 'echo x > /bin/planted'
+    [ ! -e "$root/bin/planted" ] || fail "--sandbox let a run write /bin"
+    out=$(inside "$bsh" doctor)
+    case $out in
+    "bsh "*" on Linux "*"containment of a run: subreaper"* | "bsh "*" on Linux "*"containment of a run: cgroup"*)
+        pass "bsh doctor" ;;
+    *) fail "bsh doctor said: $out" ;;
+    esac
+    mcp_call
+    pty_run
+}
+
+chroot=$(command -v chroot) || { echo "smoke_root.sh: no chroot" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "smoke_root.sh: needs root (chroot, mount)" >&2; exit 1; }
+[ -x "$root/bin/bash" ] && [ -x "$root$bsh" ] || { echo "smoke_root.sh: $root needs /bin/bash and $bsh" >&2; exit 1; }
+mkdir -p "$root/tmp" "$root/work"
+chmod 1777 "$root/tmp" "$root/work"
+who=root userspec=
+smoke
+who="uid 65534" userspec=--userspec=65534:65534
+smoke
+rm -f /tmp/smoke-err.$$ "$root"/work/f-*
+echo "smoke_root.sh: $failures failure(s) in $root"
+[ $failures = 0 ]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The npm packages: npx of the packed tarballs starts a server that the
+# official MCP SDK client lists and calls (tests/mcp/npx_package.mjs); the
+# launcher without its platform package says what is missing; `bsh` runs
+# the CLI with its exit status. Needs tests/mcp's npm ci (the SDK).
+# Usage: tests/package/test_npm.sh DIST_DIR
+set -uo pipefail
+dist=$(cd "${1:?usage: test_npm.sh DIST_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+
+main=$(ls "$dist"/bsh-mcp-[0-9]*.tgz)
+platform=$(ls "$dist"/bsh-mcp-linux-*.tgz)
+(cd "$here/../mcp" && timeout 300 node npx_package.mjs "$main" "$platform") || fail "npx of the tarballs"
+
+work=$(mktemp -d /tmp/bsh-npm-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+tar -xzf "$main" -C "$work"
+out=$(cd "$work/package" && node bin/bsh.js --version 2>&1)
+rc=$?
+case "$rc $out" in
+"127 bsh: none of bsh-mcp-linux-"*"is installed"*) pass "the launcher without a platform package says what is missing" ;;
+*) fail "the launcher without a platform package: exit $rc, '$out'" ;;
+esac
+tar -xzf "$platform" -C "$work" --transform 's,^package,platform,'
+out=$(cd "$work/package" && BSH_BINARY="$work/platform/bin/bsh" node bin/bsh.js run 'echo via-bsh; exit 5')
+rc=$?
+[ "$rc $out" = "5 via-bsh" ] && pass "bsh through the launcher keeps the exit status" ||
+    fail "bsh through the launcher: exit $rc, '$out'"
+out=$(cd "$work/package" && BSH_BINARY="$work/platform/bin/bsh" node bin/bsh.js run 'kill -TERM $$')
+rc=$?
+[ "$rc" = 143 ] && pass "a run killed by SIGTERM: the launcher exits 143" || fail "SIGTERM run: exit $rc"
+echo "test_npm.sh: $failures failure(s)"
+[ $failures = 0 ]

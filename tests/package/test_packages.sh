@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Every package as its users take it. Runs `scripts/package.sh all`, then:
+# the static binary alone in a bare root, the .deb (dpkg), the OCI image
+# (its exported root), the npm tarballs (npx and the MCP SDK client), the
+# wheel (pip into a fresh venv, pytest, mypy), server.json against the
+# registry's schema, one version everywhere; and package.sh's refusals
+# (an unknown target, a missing tool, a dirty tree, a failure half-way),
+# none of which may leave anything in dist/. Needs root (chroot, dpkg).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+section() { echo "--- $*"; }
+
+if [ "$(id -u)" != 0 ]; then
+    echo "test_packages.sh: SKIPPED: needs root (chroot of a bare root, dpkg -i)"
+    exit 0
+fi
+
+dist_listing() { (cd "$top/dist" 2>/dev/null && ls -A | sort | tr '\n' ' '); }
+
+section "package.sh refuses bad input and leaves dist/ as it was"
+before=$(dist_listing)
+out=$(scripts/package.sh tarball 2>&1)
+rc=$?
+[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"unknown target 'tarball'"* ]] &&
+    pass "an unknown target: exit $rc, '$out'" || fail "an unknown target: exit $rc, '$out'"
+nonpm=$(mktemp -d)
+for tool in bash git sed cat dirname mktemp rm mkdir; do ln -s "$(command -v $tool)" "$nonpm/"; done
+out=$(PATH=$nonpm BSH_ALLOW_DIRTY=1 scripts/package.sh npm 2>&1)
+rc=$?
+[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"needs 'npm'"* ]] &&
+    pass "a missing tool: exit $rc, '$out'" || fail "a missing tool: exit $rc, '$out'"
+rm -rf "$nonpm"
+clone=$(mktemp -d)
+git clone -q "$top" "$clone/bsh" && echo change >>"$clone/bsh/README.md"
+out=$("$clone/bsh/scripts/package.sh" deb 2>&1)
+rc=$?
+left=$(ls -A "$clone/bsh/dist" 2>/dev/null)
+[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"uncommitted changes"* ]] && [ -z "$left" ] &&
+    pass "a dirty tree: exit $rc, '$out'" || fail "a dirty tree: exit $rc, '$out', dist: $left"
+# A failure half-way (strip fails once the build is done): nothing of the
+# target stays in dist/, no staging folder either.
+mkdir "$clone/badbin" && printf '#!/bin/sh\nexit 1\n' >"$clone/badbin/strip" && chmod +x "$clone/badbin/strip"
+git -C "$clone/bsh" checkout -q README.md
+out=$(cd "$clone/bsh" && PATH=$clone/badbin:$PATH scripts/package.sh deb 2>&1)
+rc=$?
+[ $rc != 0 ] && [ -z "$(ls -A "$clone/bsh/dist" 2>/dev/null)" ] &&
+    pass "a failure half-way leaves dist/ empty (exit $rc)" ||
+    fail "a failure half-way: exit $rc, dist holds: $(ls -A "$clone/bsh/dist" 2>&1)"
+rm -rf "$clone"
+[ "$(dist_listing)" = "$before" ] || fail "dist/ changed under the refusals"
+
+section "scripts/package.sh all"
+rm -rf dist
+if scripts/package.sh all; then pass "package.sh all: $(dist_listing)"; else
+    fail "package.sh all"
+    exit 1
+fi
+
+section "one version everywhere"
+version=$(sed -n 's/^project(bsh VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)
+versions="cmake=$version"
+versions+=" static=$(build/static/cli/bsh --version | cut -d' ' -f2)"
+versions+=" deb=$(dpkg-deb -f dist/bsh_*.deb Version)"
+versions+=" npm=$(tar -xOzf dist/bsh-mcp-[0-9]*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
+versions+=" npm-platform=$(tar -xOzf dist/bsh-mcp-linux-*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
+versions+=" wheel=$(unzip -p dist/*.whl '*.dist-info/METADATA' | sed -n 's/^Version: //p')"
+versions+=" server.json=$(python3 -c 'import json; print(json.load(open("dist/server.json"))["version"])')"
+versions+=" oci=$(tar -xOf dist/bsh-*-oci-*.tar index.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"].get("org.opencontainers.image.ref.name","?"))')"
+echo "$versions"
+[ "$(echo "$versions" | tr ' ' '\n' | cut -d= -f2 | sed 's/^.*://' | sort -u)" = "$version" ] &&
+    pass "every package carries $version" || fail "versions differ: $versions"
+
+section "the static binary in a bare root"
+bash tests/package/bare_root.sh build/static/cli/bsh || fail "bare root"
+section ".deb"
+bash tests/package/test_deb.sh dist/bsh_*.deb || fail ".deb"
+section "OCI image"
+bash tests/package/test_oci.sh dist/bsh-*-oci-*.tar || fail "OCI image"
+section "npm"
+bash tests/package/test_npm.sh dist || fail "npm"
+section "wheel"
+bash tests/package/test_wheel.sh dist || fail "wheel"
+section "server.json"
+python3 tests/package/validate_server_json.py packaging/server.schema.json dist/server.json ||
+    fail "server.json"
+bad=$(mktemp)
+python3 -c 'import json,sys; d=json.load(open("dist/server.json")); d["description"]="x"*101; d["packages"][0]["version"]="9.9.9"; json.dump(d,open(sys.argv[1],"w"))' "$bad"
+python3 tests/package/validate_server_json.py packaging/server.schema.json "$bad" >/dev/null &&
+    fail "a broken server.json passed the check" || pass "a broken server.json fails the check"
+rm -f "$bad"
+
+echo "test_packages.sh: $failures failure(s)"
+[ $failures = 0 ]
