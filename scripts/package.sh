@@ -107,8 +107,9 @@ make_oci() {
     cp packaging/oci/Containerfile "$ctx/"
     arch=$(dpkg --print-architecture)
     tag=$OCI_NAME:$VERSION
-    podman build -q --no-cache --layers=false --build-arg BSH_VERSION="$VERSION" --build-arg MCP_NAME="$MCP_NAME" \
-        -t "$tag" "$ctx" >/dev/null
+    podman build -q --no-cache --layers=false --build-arg BSH_VERSION="$VERSION" \
+        --build-arg MCP_NAME="$MCP_NAME" --build-arg REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+        --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -t "$tag" "$ctx" >/dev/null
     mkdir -p "$1/out"
     podman save -q --format oci-archive -o "$1/out/bsh-$VERSION-oci-$arch.tar" "$tag"
     podman rmi -f "$tag" >/dev/null

@@ -31,7 +31,7 @@ import json, sys
 c = json.loads(sys.argv[1])
 assert c["Entrypoint"] == ["/bin/bsh", "mcp"], c["Entrypoint"]
 labels = c.get("Labels") or {}
-for key in ("title", "description", "version", "licenses"):
+for key in ("title", "description", "version", "licenses", "revision", "created"):
     assert labels.get("org.opencontainers.image." + key), key
 assert labels.get("io.modelcontextprotocol.server.name"), "mcp name"
 PY
