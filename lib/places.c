@@ -88,6 +88,9 @@ static int passwd_entry(uid_t uid, struct passwd *pw, char *buf, size_t size,
 }
 #endif
 
+/* A user the database does not know (a static binary that reads only
+ * /etc/passwd, a directory service that is down) keeps the HOME this
+ * process was started with: never the run's, which its caller sets. */
 static void look_up_passwd_home(void)
 {
     struct passwd pw, *found = NULL;
@@ -95,6 +98,9 @@ static void look_up_passwd_home(void)
     if (passwd_entry(getuid(), &pw, buf, sizeof(buf), &found) == 0 &&
         found != NULL && pw.pw_dir != NULL)
         passwd_home_path = realpath(pw.pw_dir, NULL);
+    const char *own = getenv("HOME");
+    if (passwd_home_path == NULL && own != NULL && own[0] == '/')
+        passwd_home_path = realpath(own, NULL);
 }
 
 static const char *passwd_home(void)

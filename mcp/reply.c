@@ -259,6 +259,18 @@ static void add_reduced(const struct capture_reduced *rd, json_t *s)
                   (json_int_t)k->invalid_utf8));
 }
 
+/* The error's words in the ending: what follows "error: " on the last line
+ * that starts so (the session's notes may come before it). */
+static json_t *error_words(const struct display *ending)
+{
+    const char *t = ending->text;
+    size_t at = 0;
+    for (size_t i = 0; i + 7 <= ending->len; i++)
+        if ((i == 0 || t[i - 1] == '\n') && memcmp(t + i, "error: ", 7) == 0)
+            at = i + 7;
+    return json_stringn(t + at, ending->len - at);
+}
+
 static json_t *structured(const struct mcp_run *r, enum run_phase phase,
                           const struct capture_part *po,
                           const struct capture_part *pe,
@@ -283,8 +295,7 @@ static json_t *structured(const struct mcp_run *r, enum run_phase phase,
         json_object_set_new(s, "input_kind",
                             json_string(bsh_input_wait_name(r->input_wait)));
     if (ended && r->error != NULL)
-        json_object_set_new(s, "error",
-                            json_stringn(ending->text + 7, ending->len - 7));
+        json_object_set_new(s, "error", error_words(ending));
     if (ended)
         add_report(r, s);
     add_session(r, s);

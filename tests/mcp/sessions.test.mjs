@@ -54,6 +54,14 @@ test("a call's cwd and env are its own", async () => {
   }
 });
 
+test("a call whose cwd cannot be used: the structured error is the error's words alone", async () => {
+  const bad = await run({ command: 'true', cwd: `${dir}/no/such/dir` });
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /session state not saved/);
+  assert.equal(bad.structuredContent.error,
+    `failed to spawn bash process: cannot use working directory '${dir}/no/such/dir': No such file or directory`);
+});
+
 test('a run left running leaves its session; its end saves nothing', async () => {
   const held = await run({ command: 'sleep 0.5; export HELD=1', yield_ms: 100 });
   assert.equal(held.structuredContent.state, 'running');

@@ -68,14 +68,19 @@ smoke() {
     local t0=$SECONDS
     expect "a timeout" 124 "" "$bsh" run -t 300 'while :; do :; done'
     [ $((SECONDS - t0)) -lt 5 ] || fail "the 300 ms timeout took $((SECONDS - t0)) s"
-    expect "stdin is empty" 0 "[]" "$bsh" run 'read -r x; echo "[$x]"'
+    expect "stdin is empty, not bsh's" 0 "[]" "$bsh" run 'read -r x; echo "[$x]"' <<<leak
     expect "a PTY run without /dev is refused" 125 "" "$bsh" run -p 'echo x'
     grep -q 'pty' /tmp/smoke-err.$$ || fail "the PTY refusal does not say why: $(cat /tmp/smoke-err.$$)"
     expect "--sandbox writes the working directory" 0 kept \
         "$bsh" run -C /work --sandbox 'echo kept > /work/f-$UID && read -r x < /work/f-$UID && echo $x'
+    # A world-writable directory in a system tree: only the sandbox stops it.
+    mkdir -p "$root/etc/open" && chmod 1777 "$root/etc/open"
+    expect "without --sandbox, /etc/open is writable" 0 "" "$bsh" run -C /work 'echo x > /etc/open/f-$UID'
     expect "--sandbox denies the system" 1 "" \
-        "$bsh" run -C /work --sandbox 'echo x > /bin/planted'
-    [ ! -e "$root/bin/planted" ] || fail "--sandbox let a run write /bin"
+        "$bsh" run -C /work --sandbox 'echo x > /etc/open/planted'
+    [ ! -e "$root/etc/open/planted" ] || fail "--sandbox let a run write /etc/open"
+    rm -rf "$root/etc/open"
+    rmdir "$root/etc" 2>/dev/null
     out=$(inside "$bsh" doctor)
     case $out in
     "bsh "*" on Linux "*"containment of a run: subreaper"* | "bsh "*" on Linux "*"containment of a run: cgroup"*)

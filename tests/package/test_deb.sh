@@ -11,15 +11,16 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
 
 [ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (dpkg -i)" >&2; exit 1; }
-if dpkg-query -W -f='${Status}' bsh 2>/dev/null | grep -q 'install ok installed'; then
-    echo "test_deb.sh: a bsh package is installed already; not touching it" >&2
+name=$(dpkg-deb -f "$deb" Package)
+if dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'install ok installed'; then
+    echo "test_deb.sh: $name is installed already; not touching it" >&2
     exit 1
 fi
 work=$(mktemp -d /tmp/bsh-deb-test.XXXXXX)
-trap 'dpkg -r bsh >/dev/null 2>&1; rm -rf "$work"' EXIT
+trap 'dpkg -r "$name" >/dev/null 2>&1; rm -rf "$work"' EXIT
 
 dpkg -i "$deb" >"$work/dpkg.log" 2>&1 && pass "dpkg -i" || fail "dpkg -i: $(cat "$work/dpkg.log")"
-files=$(dpkg -L bsh | while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
+files=$(dpkg -L "$name" | while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done)
 version=$(dpkg-deb -f "$deb" Version)
 
 [ "$(cd / && bsh --version)" = "bsh $version" ] && pass "bsh --version says $version" ||
@@ -44,12 +45,12 @@ fi
 pkg-config --modversion bsh | grep -qx "$version" && pass "pkg-config says $version" ||
     fail "pkg-config --modversion: $(pkg-config --modversion bsh 2>&1)"
 
-dpkg -r bsh >"$work/dpkg.log" 2>&1 && pass "dpkg -r" || fail "dpkg -r: $(cat "$work/dpkg.log")"
+dpkg -r "$name" >"$work/dpkg.log" 2>&1 && pass "dpkg -r" || fail "dpkg -r: $(cat "$work/dpkg.log")"
 left=$(for f in $files; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done)
 [ -z "$left" ] && pass "dpkg -r left none of the package's $(echo "$files" | wc -l) files" ||
     fail "dpkg -r left: $left"
-dpkg-query -W -f='${Status}' bsh 2>/dev/null | grep -q 'install ok installed' &&
-    fail "dpkg still lists bsh as installed"
+dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'install ok installed' &&
+    fail "dpkg still lists $name as installed"
 command -v bsh >/dev/null && [ "$(command -v bsh)" = /usr/bin/bsh ] && fail "/usr/bin/bsh still there"
 echo "test_deb.sh: $failures failure(s)"
 [ $failures = 0 ]

@@ -29,8 +29,29 @@ out=$(cd "$work/package" && BSH_BINARY="$work/platform/bin/bsh" node bin/bsh.js 
 rc=$?
 [ "$rc $out" = "5 via-bsh" ] && pass "bsh through the launcher keeps the exit status" ||
     fail "bsh through the launcher: exit $rc, '$out'"
-out=$(cd "$work/package" && BSH_BINARY="$work/platform/bin/bsh" node bin/bsh.js run 'kill -TERM $$')
+# A signal to the launcher reaches bsh, which ends its run; bsh killed
+# outright ends the launcher by the same signal.
+export BSH_BINARY=$work/platform/bin/bsh
+(cd "$work/package" && exec node bin/bsh.js run "echo \$\$ > $work/shell.pid; sleep 30") &
+launcher=$!
+for _ in $(seq 100); do [ -s "$work/shell.pid" ] && break; sleep 0.05; done
+kill -TERM $launcher
+wait $launcher
 rc=$?
-[ "$rc" = 143 ] && pass "a run killed by SIGTERM: the launcher exits 143" || fail "SIGTERM run: exit $rc"
+sleep 0.2
+if [ $rc = 143 ] && ! kill -0 "$(cat "$work/shell.pid")" 2>/dev/null; then
+    pass "SIGTERM to the launcher: bsh ended the run, the launcher exits 143"
+else
+    fail "SIGTERM to the launcher: exit $rc, the run's shell $(kill -0 "$(cat "$work/shell.pid")" 2>/dev/null && echo lives || echo is gone)"
+fi
+(cd "$work/package" && exec node bin/bsh.js run 'sleep 2') &
+launcher=$!
+for _ in $(seq 100); do bsh_pid=$(pgrep -P $launcher -x bsh) && break; sleep 0.05; done
+kill -KILL "$bsh_pid"
+wait $launcher
+rc=$?
+[ $rc = 137 ] && pass "bsh killed by SIGKILL: the launcher dies of SIGKILL too (137)" ||
+    fail "bsh killed by SIGKILL: the launcher's status $rc"
+unset BSH_BINARY
 echo "test_npm.sh: $failures failure(s)"
 [ $failures = 0 ]

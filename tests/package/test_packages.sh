@@ -15,8 +15,8 @@ pass() { echo "ok: $*"; }
 section() { echo "--- $*"; }
 
 if [ "$(id -u)" != 0 ]; then
-    echo "test_packages.sh: SKIPPED: needs root (chroot of a bare root, dpkg -i)"
-    exit 0
+    echo "test_packages.sh: skipped: it needs root (chroot of a bare root, dpkg -i)"
+    exit 77
 fi
 
 dist_listing() { (cd "$top/dist" 2>/dev/null && ls -A | sort | tr '\n' ' '); }
@@ -45,11 +45,12 @@ left=$(ls -A "$clone/bsh/dist" 2>/dev/null)
 # target stays in dist/, no staging folder either.
 mkdir "$clone/badbin" && printf '#!/bin/sh\nexit 1\n' >"$clone/badbin/strip" && chmod +x "$clone/badbin/strip"
 git -C "$clone/bsh" checkout -q README.md
-out=$(cd "$clone/bsh" && PATH=$clone/badbin:$PATH scripts/package.sh deb 2>&1)
+out=$(cd "$clone/bsh" && PATH=$clone/badbin:$PATH scripts/package.sh deb npm 2>&1)
 rc=$?
-[ $rc != 0 ] && [ -z "$(ls -A "$clone/bsh/dist" 2>/dev/null)" ] &&
-    pass "a failure half-way leaves dist/ empty (exit $rc)" ||
-    fail "a failure half-way: exit $rc, dist holds: $(ls -A "$clone/bsh/dist" 2>&1)"
+[ $rc != 0 ] && [ -z "$(ls -A "$clone/bsh/dist" 2>/dev/null)" ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+    [[ $out == "package.sh: deb: "*strip*failed* ]] &&
+    pass "a failure half-way leaves dist/ empty: exit $rc, '$out'" ||
+    fail "a failure half-way: exit $rc, '$out', dist holds: $(ls -A "$clone/bsh/dist" 2>&1)"
 rm -rf "$clone"
 [ "$(dist_listing)" = "$before" ] || fail "dist/ changed under the refusals"
 
@@ -64,20 +65,25 @@ section "one version everywhere"
 version=$(sed -n 's/^project(bsh VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)
 versions="cmake=$version"
 versions+=" static=$(build/static/cli/bsh --version | cut -d' ' -f2)"
-versions+=" deb=$(dpkg-deb -f dist/bsh_*.deb Version)"
+versions+=" deb=$(dpkg-deb -f dist/bsh-engine_*.deb Version)"
+versions+=" npm-binary=$(tar -xOzf dist/bsh-mcp-linux-*.tgz package/bin/bsh >"$top/build/npm-bsh" && chmod +x "$top/build/npm-bsh" && "$top/build/npm-bsh" --version | cut -d' ' -f2)"
+versions+=" wheel-binary=$(unzip -p dist/*.whl bsh/_bin/bsh >"$top/build/wheel-bsh" && chmod +x "$top/build/wheel-bsh" && "$top/build/wheel-bsh" --version | cut -d' ' -f2)"
 versions+=" npm=$(tar -xOzf dist/bsh-mcp-[0-9]*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
 versions+=" npm-platform=$(tar -xOzf dist/bsh-mcp-linux-*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
 versions+=" wheel=$(unzip -p dist/*.whl '*.dist-info/METADATA' | sed -n 's/^Version: //p')"
 versions+=" server.json=$(python3 -c 'import json; print(json.load(open("dist/server.json"))["version"])')"
-versions+=" oci=$(tar -xOf dist/bsh-*-oci-*.tar index.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"].get("org.opencontainers.image.ref.name","?"))')"
+oci_config=$(tar -xOf dist/bsh-*-oci-*.tar index.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["digest"].split(":")[1])')
+oci_config=$(tar -xOf dist/bsh-*-oci-*.tar "blobs/sha256/$oci_config" | python3 -c 'import json,sys; print(json.load(sys.stdin)["config"]["digest"].split(":")[1])')
+versions+=" oci-label=$(tar -xOf dist/bsh-*-oci-*.tar "blobs/sha256/$oci_config" | python3 -c 'import json,sys; print(json.load(sys.stdin)["config"]["Labels"]["org.opencontainers.image.version"])')"
 echo "$versions"
-[ "$(echo "$versions" | tr ' ' '\n' | cut -d= -f2 | sed 's/^.*://' | sort -u)" = "$version" ] &&
+rm -f build/npm-bsh build/wheel-bsh
+[ "$(echo "$versions" | tr ' ' '\n' | cut -d= -f2 | sort -u)" = "$version" ] &&
     pass "every package carries $version" || fail "versions differ: $versions"
 
 section "the static binary in a bare root"
 bash tests/package/bare_root.sh build/static/cli/bsh || fail "bare root"
 section ".deb"
-bash tests/package/test_deb.sh dist/bsh_*.deb || fail ".deb"
+bash tests/package/test_deb.sh dist/bsh-engine_*.deb || fail ".deb"
 section "OCI image"
 bash tests/package/test_oci.sh dist/bsh-*-oci-*.tar || fail "OCI image"
 section "npm"

@@ -30,6 +30,8 @@ cp "$tests"/*.py "$work/"
     pass "pytest of the installed client" || fail "pytest of the installed client"
 (cd "$work" && MYPYPATH= "$py" -m mypy --strict --no-incremental --cache-dir=/dev/null typed_usage.py) &&
     pass "mypy --strict of a program against the installed package" || fail "mypy --strict"
+(cd "$work" && "$py" -m mypy --strict --no-incremental --cache-dir=/dev/null -p bsh) &&
+    pass "mypy --strict of the installed package itself" || fail "mypy --strict -p bsh"
 (cd "$work" && env -u BSH_BINARY "$py" typed_usage.py) && pass "the typed program runs" ||
     fail "the typed program"
 out=$(cd "$work" && venv/bin/bsh --version)

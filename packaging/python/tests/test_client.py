@@ -129,14 +129,38 @@ def test_held_runs_through_the_mcp_server() -> None:
             server.call("bash_output", {"run_id": "r999"})
 
 
-def test_async_server() -> None:
-    async def go() -> bsh.Reply:
-        async with await bsh.AsyncServer.open() as server:
-            run = await server.start("echo from-async", yield_ms=5000)
-            return run.last
+def test_async_server_never_holds_up_the_event_loop() -> None:
+    async def go() -> tuple[bsh.Reply, int]:
+        ticks = 0
 
-    reply = asyncio.run(go())
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.05)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        async with await bsh.AsyncServer.open() as server:
+            run = await server.start("sleep 1; echo from-async")
+            reply = await run.output(wait_ms=5000)
+            while not run.ended:
+                reply = await run.output(wait_ms=5000)
+        task.cancel()
+        return reply, ticks
+
+    reply, ticks = asyncio.run(go())
     assert "from-async" in reply.text and reply.exit_code == 0
+    assert ticks >= 10, f"the loop ticked {ticks} times in a 1 s wait"
+
+
+def test_the_server_types_its_refusals_as_run_does(tmp_path: Path) -> None:
+    with bsh.Server() as server:
+        with pytest.raises(bsh.GuardError, match="Pattern match"):
+            server.start("rm -rf /")
+        with pytest.raises(bsh.RunError, match="working directory"):
+            server.start("true", cwd=str(tmp_path / "none"))
+        with pytest.raises(bsh.ToolError, match="env"):
+            server.start("true", env={"1X": "y"})
 
 
 def test_a_command_that_is_not_a_string_is_a_type_error() -> None:

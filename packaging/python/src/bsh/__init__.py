@@ -29,11 +29,11 @@ from ._binary import binary
 from ._errors import BinaryNotFound, Error, GuardError, RunError, ServerDied, ToolError
 from ._items import TIMEOUT_SIGNAL, Item, Result
 from ._run import arun, astream, run, stream
-from ._server import AsyncServer, HeldRun, Reply, Server
+from ._server import AsyncHeldRun, AsyncServer, HeldRun, Reply, Server
 from ._session import Session
 
 __all__ = [
-    "AsyncServer", "BinaryNotFound", "Error", "GuardError", "HeldRun", "Item", "Reply",
+    "AsyncHeldRun", "AsyncServer", "BinaryNotFound", "Error", "GuardError", "HeldRun", "Item", "Reply",
     "Result", "RunError", "ServerDied", "Session", "Server", "TIMEOUT_SIGNAL", "ToolError",
     "arun", "astream", "binary", "run", "stream",
 ]

@@ -22,7 +22,12 @@ class RunError(Error):
 
 class ToolError(Error):
     """The MCP server answered a tool call with an error (an unknown run
-    id, a bad argument); the message is the server's."""
+    id, a bad argument); the message is the server's, `structured` its
+    structured result."""
+
+    def __init__(self, message: str, structured: "dict[str, object] | None" = None) -> None:
+        super().__init__(message)
+        self.structured = structured or {}
 
 
 class ServerDied(Error):

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Type, Union
 
 from ._binary import binary
-from ._errors import ServerDied, ToolError
+from ._errors import Error, GuardError, RunError, ServerDied, ToolError
 
 PROTOCOL_VERSION = "2025-06-18"
 
@@ -54,9 +54,14 @@ class Server:
     """
 
     def __init__(self, *args: str) -> None:
+        path = binary()
         self._stderr = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen([binary(), "mcp", *args], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=self._stderr)
+        try:
+            self._proc = subprocess.Popen([path, "mcp", *args], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=self._stderr)
+        except BaseException:
+            self._stderr.close()
+            raise
         self._next_id = 0
         self._lock = threading.Lock()
         try:
@@ -70,7 +75,9 @@ class Server:
     def _died(self) -> ServerDied:
         try:  # its output ended: it is exiting, or has
             code: Optional[int] = self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired:  # it talks no more: end it
+            self._proc.kill()
+            self._proc.wait()
             code = None
         self._stderr.seek(0)
         said = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
@@ -96,12 +103,20 @@ class Server:
                 line = self._proc.stdout.readline()
                 if not line:
                     raise self._died()
-                message = json.loads(line)
-                if message.get("id") != ident:
+                try:
+                    message = json.loads(line)
+                except ValueError as e:
+                    raise ServerDied(f"the bsh MCP server wrote a line that is not JSON: "
+                                     f"{line[:200]!r}") from e
+                if not isinstance(message, dict) or message.get("id") != ident:
                     continue  # a notification
                 if "error" in message:
-                    raise ToolError(str(message["error"].get("message", message["error"])))
-                result: Dict[str, Any] = message["result"]
+                    error = message["error"]
+                    raise ToolError(str(error.get("message", error)) if isinstance(error, dict)
+                                    else str(error))
+                result = message.get("result")
+                if not isinstance(result, dict):
+                    raise ServerDied(f"the bsh MCP server answered without a result: {line[:200]!r}")
                 return result
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
@@ -112,7 +127,7 @@ class Server:
         # A failed command is a reply (isError, with its status); a call
         # the server refused says why in `error`.
         if result.get("isError") and ("error" in structured or not structured):
-            raise ToolError(text)
+            raise ToolError(text, structured)
         return Reply(text, structured)
 
     def start(self, command: str, *, stdin: bool = False, timeout_ms: Optional[int] = None,
@@ -131,9 +146,24 @@ class Server:
                 args[name] = value
         if stdin:
             args["stdin"] = True
-        reply = self.call("bash_run", args)
+        try:
+            reply = self.call("bash_run", args)
+        except ToolError as e:
+            raise self._refusal(command, e) from None
         run_id = reply.structured.get("run_id")
         return HeldRun(self, run_id if isinstance(run_id, str) else None, reply)
+
+    @staticmethod
+    def _refusal(command: str, e: ToolError) -> Error:
+        """What a refused bash_run is: a guard's (bsh check says so), a run
+        that could not start (it has a state), or a refused call."""
+        if e.structured.get("state") == "exited":
+            return RunError(str(e.structured.get("error", e)))
+        checked = subprocess.run([binary(), "check", "--json", "--", command],
+                                 stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        if checked.returncode == 1:
+            return GuardError(str(e.structured.get("error", e)))
+        return e
 
     def runs(self) -> List[Dict[str, Any]]:
         """The runs the server holds (bash_list)."""
@@ -199,6 +229,34 @@ class HeldRun:
         return self._call("bash_kill", {"signal": signal})
 
 
+class AsyncHeldRun:
+    """HeldRun for asyncio: each call runs in a worker thread."""
+
+    def __init__(self, run: HeldRun) -> None:
+        self.run = run
+
+    @property
+    def id(self) -> Optional[str]:
+        return self.run.id
+
+    @property
+    def last(self) -> Reply:
+        return self.run.last
+
+    @property
+    def ended(self) -> bool:
+        return self.run.ended
+
+    async def output(self, wait_ms: int = 0) -> Reply:
+        return await asyncio.to_thread(self.run.output, wait_ms)
+
+    async def write(self, text: str, *, close_stdin: bool = False) -> Reply:
+        return await asyncio.to_thread(lambda: self.run.write(text, close_stdin=close_stdin))
+
+    async def kill(self, signal: Union[str, int] = "KILL") -> Reply:
+        return await asyncio.to_thread(self.run.kill, signal)
+
+
 class AsyncServer:
     """Server for asyncio: each call runs in a worker thread, so the event
     loop never waits on the server."""
@@ -213,8 +271,14 @@ class AsyncServer:
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
         return await asyncio.to_thread(self.server.call, tool, arguments)
 
-    async def start(self, command: str, **options: Any) -> HeldRun:
-        return await asyncio.to_thread(lambda: self.server.start(command, **options))
+    async def start(self, command: str, *, stdin: bool = False,
+                    timeout_ms: Optional[int] = None, cwd: Optional[str] = None,
+                    env: Optional[Mapping[str, str]] = None, session: Optional[str] = None,
+                    yield_ms: int = 0) -> AsyncHeldRun:
+        run = await asyncio.to_thread(lambda: self.server.start(
+            command, stdin=stdin, timeout_ms=timeout_ms, cwd=cwd, env=env, session=session,
+            yield_ms=yield_ms))
+        return AsyncHeldRun(run)
 
     async def close(self) -> None:
         await asyncio.to_thread(self.server.close)
