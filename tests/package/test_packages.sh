@@ -28,7 +28,7 @@ rc=$?
 [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"unknown target 'tarball'"* ]] &&
     pass "an unknown target: exit $rc, '$out'" || fail "an unknown target: exit $rc, '$out'"
 nonpm=$(mktemp -d)
-for tool in bash git sed cat dirname mktemp rm mkdir; do ln -s "$(command -v $tool)" "$nonpm/"; done
+for tool in bash git sed cat dirname mktemp rm mkdir cmake ninja gcc strip node; do ln -s "$(command -v $tool)" "$nonpm/"; done
 out=$(PATH=$nonpm BSH_ALLOW_DIRTY=1 scripts/package.sh npm 2>&1)
 rc=$?
 [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"needs 'npm'"* ]] &&
