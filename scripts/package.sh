@@ -140,6 +140,7 @@ make_oci() {
     install -D -m 644 LICENSE "$root/usr/share/doc/bsh/copyright"
     install -D -m 644 /usr/share/doc/bash-static/copyright "$root/usr/share/doc/bash-static/copyright"
     install -D -m 644 /usr/share/doc/busybox-static/copyright "$root/usr/share/doc/busybox-static/copyright"
+    sources_note >"$root/usr/share/doc/SOURCES"
     cp packaging/oci/Containerfile "$ctx/"
     arch=$(dpkg --print-architecture)
     tag=$OCI_NAME:$VERSION
@@ -149,6 +150,16 @@ make_oci() {
     mkdir -p "$1/out"
     logged podman save -q --format oci-archive -o "$1/out/bsh-$VERSION-oci-$arch.tar" "$tag"
     logged podman rmi -f "$tag"
+}
+
+sources_note() { # where the sources of the image's GPL programs are
+    local p
+    echo "bash and busybox in this image are Debian's binary packages, unchanged:"
+    for p in bash-static busybox-static; do
+        echo "  $(dpkg-query -W -f='${Package} ${Version} (source package ${source:Package} ${source:Version})' "$p")"
+    done
+    echo "Their complete sources are in Debian's archive (apt-get source bash busybox,"
+    echo "or https://snapshot.debian.org/); their licences are beside this file."
 }
 
 # ---- npm ------------------------------------------------------------------

@@ -45,6 +45,8 @@ modes=$(stat -c '%n %a %u' "$work/root/tmp" "$work/root/work" | sed "s|$work/roo
 /work 755 65534" ] && pass "/tmp is 1777 root's, /work 755 the run user's" || fail "modes: $modes"
 bash "$here/smoke_root.sh" "$work/root" /bin/bsh || fail "the smoke in the image's root"
 out=$(env -i PATH=/bin "$(command -v chroot)" "$work/root" /bin/bash -c 'cd /work && ls / | tr "\n" " " && echo | sha256sum')
+grep -q 'busybox-static .*(source package busybox' "$work/root/usr/share/doc/SOURCES" &&
+    pass "the image says where its GPL programs' sources are" || fail "no SOURCES note in the image"
 case $out in *bin*tmp*work*' -'*) pass "busybox's commands run in the image" ;;
 *) fail "busybox's commands: $out" ;; esac
 

@@ -31,7 +31,7 @@ nonpm=$(mktemp -d)
 for tool in bash git sed cat dirname mktemp rm mkdir cmake ninja gcc strip node; do ln -s "$(command -v $tool)" "$nonpm/"; done
 out=$(PATH=$nonpm BSH_ALLOW_DIRTY=1 scripts/package.sh npm 2>&1)
 rc=$?
-[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"needs 'npm'"* ]] &&
+[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"needs npm, which is missing"* ]] &&
     pass "a missing tool: exit $rc, '$out'" || fail "a missing tool: exit $rc, '$out'"
 rm -rf "$nonpm"
 clone=$(mktemp -d)
