@@ -44,7 +44,9 @@ if [ $rc = 143 ] && ! kill -0 "$(cat "$work/shell.pid")" 2>/dev/null; then
 else
     fail "SIGTERM to the launcher: exit $rc, the run's shell $(kill -0 "$(cat "$work/shell.pid")" 2>/dev/null && echo lives || echo is gone)"
 fi
-(cd "$work/package" && exec node bin/bsh.js run 'sleep 2') &
+# A bsh killed outright cannot clean up: no cgroup for it to leave behind,
+# and a run that ends by itself.
+(cd "$work/package" && exec node bin/bsh.js run --containment subreaper 'sleep 1') &
 launcher=$!
 for _ in $(seq 100); do bsh_pid=$(pgrep -P $launcher -x bsh) && break; sleep 0.05; done
 kill -KILL "$bsh_pid"
