@@ -72,11 +72,22 @@ check_clean() {
         die "the tree has uncommitted changes, so version $VERSION would not say what is in the packages; commit them (or set BSH_ALLOW_DIRTY=1)"
 }
 
-build_static() { # the binary for oci, npm and wheel: no shared library at all
+build_static() { # the binary for oci, npm and wheel: no shared library at all, stripped once
     [ -n "${static_bin:-}" ] && return
     logged cmake --preset static
     logged cmake --build --preset static
-    static_bin=$top/build/static/cli/bsh
+    static_bin=$top/build/static/bsh-stripped
+    strip --strip-all -o "$static_bin" build/static/cli/bsh
+}
+
+fill() { # fill TEMPLATE KEY=VALUE...: @KEY@ replaced by VALUE
+    local text
+    text=$(cat "$1")
+    shift
+    for kv in "$@"; do
+        text=${text//@${kv%%=*}@/${kv#*=}}
+    done
+    printf '%s\n' "$text"
 }
 
 # ---- deb ------------------------------------------------------------------
@@ -128,7 +139,6 @@ make_oci() {
     mkdir -p "$root/bin" "$root/tmp" "$ctx/work" "$root/etc" "$root/usr/share/doc"
     chmod 1777 "$root/tmp"
     install -m 755 "$static_bin" "$root/bin/bsh"
-    strip --strip-all "$root/bin/bsh"
     install -m 755 /bin/bash-static "$root/bin/bash"
     ln -s bash "$root/bin/sh"
     install -m 755 /bin/busybox "$root/bin/busybox"
@@ -171,15 +181,6 @@ npm_platform() { # this machine's npm platform name: linux-x64, linux-arm64
     esac
 }
 
-fill() { # fill TEMPLATE KEY=VALUE...: @KEY@ replaced by VALUE
-    local text
-    text=$(cat "$1")
-    shift
-    for kv in "$@"; do
-        text=${text//@${kv%%=*}@/${kv#*=}}
-    done
-    printf '%s\n' "$text"
-}
 
 make_npm() {
     build_static
@@ -190,7 +191,6 @@ make_npm() {
     fill packaging/npm/platform/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
         PLATFORM="$platform" CPU="${platform#linux-}" >"$plat/package.json"
     install -m 755 "$static_bin" "$plat/bin/bsh"
-    strip --strip-all "$plat/bin/bsh"
     cp LICENSE "$plat/"
     cp -r packaging/npm/bsh-mcp/bin packaging/npm/bsh-mcp/lib packaging/npm/bsh-mcp/README.md LICENSE "$main/"
     # Only the platforms built here are listed; the launcher knows them all.
@@ -212,7 +212,6 @@ make_wheel() {
     fill packaging/python/pyproject.toml.in PYPI_NAME="$PYPI_NAME" VERSION="$VERSION" >"$tree/pyproject.toml"
     fill packaging/python/README.md.in PYPI_NAME="$PYPI_NAME" MCP_NAME="$MCP_NAME" >"$tree/README.md"
     install -D -m 755 "$static_bin" "$tree/src/bsh/_bin/bsh"
-    strip --strip-all "$tree/src/bsh/_bin/bsh"
     (cd "$tree" && logged /usr/bin/python3 -m build --wheel --no-isolation --outdir ../out)
 }
 

@@ -7,10 +7,8 @@
 set -uo pipefail
 root=${1:?usage: smoke_root.sh ROOT [BSH_IN_ROOT]}
 bsh=${2:-/bin/bsh}
-failures=0
-
-fail() { echo "FAIL ($who): $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok ($who): $*"; }
+who=
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 
 inside() { # inside COMMAND...: runs in the root as $who, with a bare environment
     env -i PATH=/bin:/usr/bin HOME=/work "$chroot" $userspec "$root" "$@"
@@ -101,5 +99,4 @@ smoke
 who="uid 65534" userspec=--userspec=65534:65534
 smoke
 rm -f /tmp/smoke-err.$$ "$root"/work/f-*
-echo "smoke_root.sh: $failures failure(s) in $root"
-[ $failures = 0 ]
+finish "in $root"

@@ -6,9 +6,7 @@
 set -uo pipefail
 deb=${1:?usage: test_deb.sh BSH.deb}
 here=$(cd "$(dirname "$0")" && pwd)
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$here/checks.sh"
 
 [ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (dpkg -i)" >&2; exit 1; }
 name=$(dpkg-deb -f "$deb" Package)
@@ -52,5 +50,4 @@ left=$(for f in $files; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done)
 dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'install ok installed' &&
     fail "dpkg still lists $name as installed"
 command -v bsh >/dev/null && [ "$(command -v bsh)" = /usr/bin/bsh ] && fail "/usr/bin/bsh still there"
-echo "test_deb.sh: $failures failure(s)"
-[ $failures = 0 ]
+finish

@@ -7,9 +7,7 @@
 set -uo pipefail
 dist=$(cd "${1:?usage: test_npm.sh DIST_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$here/checks.sh"
 
 main=$(ls "$dist"/bsh-mcp-[0-9]*.tgz)
 platform=$(ls "$dist"/bsh-mcp-linux-*.tgz)
@@ -55,5 +53,4 @@ rc=$?
 [ $rc = 137 ] && pass "bsh killed by SIGKILL: the launcher dies of SIGKILL too (137)" ||
     fail "bsh killed by SIGKILL: the launcher's status $rc"
 unset BSH_BINARY
-echo "test_npm.sh: $failures failure(s)"
-[ $failures = 0 ]
+finish

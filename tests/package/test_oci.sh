@@ -8,9 +8,7 @@
 set -uo pipefail
 archive=${1:?usage: test_oci.sh BSH-OCI.tar}
 here=$(cd "$(dirname "$0")" && pwd)
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$here/checks.sh"
 
 work=$(mktemp -d /tmp/bsh-oci-test.XXXXXX)
 chmod 755 "$work"
@@ -59,5 +57,4 @@ case $out in
     echo "note: podman run is not possible on this machine, so only the chroot of the exported root was tested: $(echo "$out" | head -1)" ;;
 *) fail "podman run: $out" ;;
 esac
-echo "test_oci.sh: $failures failure(s)"
-[ $failures = 0 ]
+finish

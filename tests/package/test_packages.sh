@@ -9,9 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$top/tests/package/checks.sh"
 section() { echo "--- $*"; }
 
 if [ "$(id -u)" != 0 ]; then
@@ -99,5 +97,4 @@ python3 tests/package/validate_server_json.py packaging/server.schema.json "$bad
     fail "a broken server.json passed the check" || pass "a broken server.json fails the check"
 rm -f "$bad"
 
-echo "test_packages.sh: $failures failure(s)"
-[ $failures = 0 ]
+finish

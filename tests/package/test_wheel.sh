@@ -8,9 +8,7 @@ set -uo pipefail
 dist=$(cd "${1:?usage: test_wheel.sh DIST_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 tests=$here/../../packaging/python/tests
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+. "$here/checks.sh"
 
 wheel=$(ls "$dist"/*.whl)
 work=$(mktemp -d /tmp/bsh-wheel-test.XXXXXX)
@@ -37,5 +35,4 @@ cp "$tests"/*.py "$work/"
 out=$(cd "$work" && venv/bin/bsh --version)
 [ "$out" = "bsh $("$py" -c 'import importlib.metadata as m; print(m.version("bsh-mcp"))')" ] &&
     pass "the wheel's version is bsh --version: $out" || fail "versions: bsh says '$out'"
-echo "test_wheel.sh: $failures failure(s)"
-[ $failures = 0 ]
+finish

@@ -50,11 +50,15 @@ def command_argv(
     return argv + ["--", command]
 
 
+def bsh_said(stderr: bytes) -> str:
+    """What bsh wrote on stderr, without its "bsh: " prefix."""
+    message = stderr.decode("utf-8", "replace").strip()
+    return message[5:] if message.startswith("bsh: ") else message
+
+
 def _ended_without_status(returncode: int, stderr: bytes) -> Exception:
     """Why a bsh process ended before its status item."""
-    message = stderr.decode("utf-8", "replace").strip()
-    if message.startswith("bsh: "):
-        message = message[5:]
+    message = bsh_said(stderr)
     if returncode == 125:
         return RunError(message or "bsh could not run the command (exit status 125)")
     if returncode == 126:

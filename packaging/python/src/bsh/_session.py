@@ -13,7 +13,7 @@ from typing import AsyncIterator, Iterator, Mapping, Optional, Type
 from ._binary import binary
 from ._errors import RunError
 from ._items import Item, Result, result_of
-from ._run import PathLike, astream_argv, command_argv, stream_argv
+from ._run import PathLike, astream_argv, bsh_said, command_argv, stream_argv
 
 
 class Session:
@@ -70,8 +70,7 @@ class Session:
         done = subprocess.run([binary(), "session", action, self.path], stdin=subprocess.DEVNULL,
                               capture_output=True, check=False)
         if done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip()
-            raise RunError(message[5:] if message.startswith("bsh: ") else message)
+            raise RunError(bsh_said(done.stderr))
         return done.stdout.decode("utf-8", "replace")
 
     def show(self) -> str:
