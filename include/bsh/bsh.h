@@ -181,7 +181,7 @@ struct bsh_limits {
 #define BSH_SANDBOX_PIDS           4096
 #define BSH_SANDBOX_MEMORY_PERCENT 50
 
-/** How a run is confined (SPEC 8). */
+/** How a run is confined (see the README, "The sandbox"). */
 enum bsh_sandbox_mode {
     BSH_SANDBOX_OFF = 0,
     /* Every layer, or the run fails before anything starts
@@ -220,7 +220,7 @@ enum bsh_sandbox_layer {
 };
 #define BSH_SANDBOX_LAYERS 6
 
-/** What a sandbox confines (see SPEC 8 and the README). */
+/** What a sandbox confines (see the README, "The sandbox"). */
 struct bsh_sandbox {
     enum bsh_sandbox_mode mode;
     /* Writable besides the working directory, /tmp and $TMPDIR. Each run
@@ -629,7 +629,7 @@ BSH_API void bsh_stream_free(struct bsh_stream *stream);
 /* Sessions: the shell's state, carried from one run to the next       */
 
 /*
- * A session keeps what a run did to its shell (SPEC 9): the working
+ * A session keeps what a run did to its shell: the working
  * directory and OLDPWD, shell variables with their attributes (exported or
  * not, integer, case, indexed and associative arrays; byte for byte),
  * functions, aliases (alias expansion is on in a session), the `set -o`
