@@ -195,6 +195,55 @@ static int add_path(struct cli_args *a, const char *name, const char *what,
     return 0;
 }
 
+/* An option whose value is one non-empty string. */
+static int set_text(struct cli_args *a, const char *name, const char *what,
+                    const char *value, const char **out)
+{
+    if (value == NULL || value[0] == '\0')
+        return usage_error(a, "--%s needs %s", name, what);
+    *out = value;
+    return 0;
+}
+
+/* --instance NAME: 1 to 63 of A-Z a-z 0-9 . _ - (it goes into ids). */
+static int set_instance(struct cli_args *a, const char *value)
+{
+    size_t n = value != NULL ? strlen(value) : 0;
+    if (n == 0 || n > 63 ||
+        strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789._-") != n)
+        return usage_error(a,
+                           "invalid --instance '%s': expected 1 to 63 "
+                           "letters, digits, '.', '_' or '-'",
+                           value != NULL ? value : "");
+    a->instance = value;
+    return 0;
+}
+
+/* A size in bytes from 1 (K, M and G are 1024-based), up to 1 GiB. */
+static int parse_bytes(struct cli_args *a, const char *what, const char *s,
+                       int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = s != NULL ? strtoll(s, &end, 10) : 0;
+    int shift = end == NULL      ? -1
+                : *end == '\0'   ? 0
+                : end[1] != '\0' ? -1
+                : *end == 'K'    ? 10
+                : *end == 'M'    ? 20
+                : *end == 'G'    ? 30
+                                 : -1;
+    if (s == NULL || s[0] < '0' || s[0] > '9' || errno != 0 || shift < 0 ||
+        v < 1 || v > (1LL << 30) >> shift)
+        return usage_error(a,
+                           "invalid %s '%s': expected bytes from 1 to 1G (K, "
+                           "M and G suffixes allowed)",
+                           what, s != NULL ? s : "");
+    *out = (int64_t)(v << shift);
+    return 0;
+}
+
 enum opt {
     OPT_CWD,
     OPT_ENV,
@@ -220,6 +269,15 @@ enum opt {
     OPT_NO_SESSIONS,
     OPT_MAX_SESSIONS,
     OPT_RAW_OUTPUT,
+    OPT_LISTEN,
+    OPT_TOKEN_FILE,
+    OPT_ALLOW_ORIGIN,
+    OPT_INSTANCE,
+    OPT_MAX_BODY,
+    OPT_MAX_HEADER_BYTES,
+    OPT_MAX_CONNECTIONS,
+    OPT_CLIENT_TIMEOUT,
+    OPT_DRAIN_TIMEOUT,
     OPT_NONE
 };
 
@@ -300,6 +358,28 @@ static const struct opt_spec opt_specs[] = {
     {"raw-output", 0, OPT_RAW_OUTPUT, VALUE_NONE, MCP, NULL,
      "replies show the output as it came (no\nprogress frames, escapes or "
      "folds reduced)"},
+
+    {"listen", 0, OPT_LISTEN, VALUE_REQUIRED, MCP, "ADDR",
+     "serve over HTTP on ADDR (HOST:PORT,\n[IPV6]:PORT or unix:PATH), "
+     "endpoint /mcp"},
+    {"token-file", 0, OPT_TOKEN_FILE, VALUE_REQUIRED, MCP, "FILE",
+     "bearer tokens, one per line (needed\nunless ADDR is loopback or "
+     "unix:)"},
+    {"allow-origin", 0, OPT_ALLOW_ORIGIN, VALUE_REQUIRED, MCP, "ORIGIN",
+     "a browser Origin allowed besides\nloopback ones (repeatable)"},
+    {"instance", 0, OPT_INSTANCE, VALUE_REQUIRED, MCP, "NAME",
+     "this server's name, put into every run\nand task id (fleets)"},
+    {"max-body", 0, OPT_MAX_BODY, VALUE_REQUIRED, MCP, "BYTES",
+     "largest request body (default 4M)"},
+    {"max-header-bytes", 0, OPT_MAX_HEADER_BYTES, VALUE_REQUIRED, MCP, "BYTES",
+     "largest request head (default 32K)"},
+    {"max-connections", 0, OPT_MAX_CONNECTIONS, VALUE_REQUIRED, MCP, "N",
+     "HTTP connections at once (default 1024)"},
+    {"client-timeout", 0, OPT_CLIENT_TIMEOUT, VALUE_REQUIRED, MCP, "MS",
+     "drop a client that takes longer to send\na request or to read "
+     "(default 30000)"},
+    {"drain-timeout", 0, OPT_DRAIN_TIMEOUT, VALUE_REQUIRED, MCP, "MS",
+     "after SIGTERM, exit within MS\n(default 10000)"},
 
     {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
      "one JSON object per line\non stdout"},
@@ -474,6 +554,27 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_RAW_OUTPUT:
         a->raw_output = true;
         return 0;
+    case OPT_LISTEN:
+        return set_text(a, "listen", "an address", value, &a->listen);
+    case OPT_TOKEN_FILE:
+        return set_text(a, "token-file", "a file", value, &a->token_file);
+    case OPT_ALLOW_ORIGIN:
+        return add_path(a, "allow-origin", "an origin", value, &a->allow_origin,
+                        &a->allow_origin_count);
+    case OPT_INSTANCE:
+        return set_instance(a, value);
+    case OPT_MAX_BODY:
+        return parse_bytes(a, "max-body", value, &a->max_body);
+    case OPT_MAX_HEADER_BYTES:
+        return parse_bytes(a, "max-header-bytes", value, &a->max_header_bytes);
+    case OPT_MAX_CONNECTIONS:
+        return parse_count(a, "max-connections", value, &a->max_connections);
+    case OPT_CLIENT_TIMEOUT:
+        a->client_timeout_given = true;
+        return parse_ms(a, "client timeout", value, &a->client_timeout_ms);
+    case OPT_DRAIN_TIMEOUT:
+        a->drain_timeout_given = true;
+        return parse_ms(a, "drain timeout", value, &a->drain_timeout_ms);
     case OPT_NONE:
         break;
     }
@@ -536,6 +637,15 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
                            "%s: --sandbox-write, --sandbox-socket and "
                            "--sandbox-net go with --sandbox",
                            command_name(a->command));
+    if (a->listen == NULL &&
+        (a->token_file != NULL || a->allow_origin_count > 0 ||
+         a->max_body != 0 || a->max_header_bytes != 0 ||
+         a->max_connections != 0 || a->client_timeout_given ||
+         a->drain_timeout_given))
+        return usage_error(a, "mcp: --token-file, --allow-origin, --max-body, "
+                              "--max-header-bytes, --max-connections, "
+                              "--client-timeout and --drain-timeout go with "
+                              "--listen");
     bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
     if (wants_command && operands == 0)
         return usage_error(a, "%s: missing COMMAND", command_name(a->command));
@@ -613,6 +723,8 @@ void cli_args_release(struct cli_args *a)
     free(a->env);
     free(a->sandbox_write);
     free(a->sandbox_socket);
+    free(a->allow_origin);
+    a->allow_origin = NULL;
     a->sandbox_write = a->sandbox_socket = NULL;
     a->env_text = NULL;
     a->env = NULL;

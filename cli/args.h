@@ -49,12 +49,19 @@ struct cli_args {
     bool agent_env;   /* the non-interactive profile (mcp: on by default) */
     int64_t yield_ms; /* mcp: when a call returns a run still going */
     bool yield_given;
-    int max_runs;                /* mcp: runs held at once; 0: the default */
-    const char *session_file;    /* run --session, session show|reset */
-    const char *session_action;  /* session: "show" or "reset" */
-    bool no_sessions;            /* mcp: a fresh shell for every call */
-    bool raw_output;             /* mcp: replies not reduced (SPEC 10) */
-    int max_sessions;            /* mcp: sessions held; 0: the default */
+    int max_runs;               /* mcp: runs held at once; 0: the default */
+    const char *session_file;   /* run --session, session show|reset */
+    const char *session_action; /* session: "show" or "reset" */
+    bool no_sessions;           /* mcp: a fresh shell for every call */
+    bool raw_output;            /* mcp: replies not reduced (SPEC 10) */
+    int max_sessions;           /* mcp: sessions held; 0: the default */
+    /* mcp over HTTP: --listen and what goes with it; 0: the default. */
+    const char *listen, *token_file, *instance;
+    const char **allow_origin; /* owned */
+    size_t allow_origin_count;
+    int64_t max_body, max_header_bytes, client_timeout_ms, drain_timeout_ms;
+    int max_connections;
+    bool client_timeout_given, drain_timeout_given;
     const char **sandbox_write;  /* run.sandbox.write_dirs, owned */
     const char **sandbox_socket; /* run.sandbox.sockets, owned */
     char error[512];             /* the usage error, when cli_parse fails */

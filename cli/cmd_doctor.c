@@ -221,36 +221,38 @@ static void print_text(const struct facts *f)
                                              "--sandbox=best-effort");
 }
 
-static void print_json(const struct facts *f)
+static void print_json(const struct facts *f, FILE *out)
 {
     char path[sizeof(f->cgroup_path) * 6 + 3];
     char ctl[sizeof(f->controllers) * 6 + 3];
     quote_json(f->cgroup_path, path);
     quote_json(f->controllers, ctl);
-    printf("{\"bsh\":\"%s\",\"kernel\":\"%s\",\"landlock_abi\":%d,"
-           "\"seccomp\":%s,\"cgroup_v2\":{\"path\":%s,\"writable\":%s,"
-           "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"
-           "\"unprivileged\":%s},\"pidfd\":%s,\"close_range\":%s,"
-           "\"containment\":\"%s\",\"limits\":{\"memory\":%s,\"pids\":%s},"
-           "\"sandbox\":{\"strict\":%s,\"own_sockets\":%s,"
-           "\"sysv_ipc\":\"denied\",\"keyrings\":\"denied\","
-           "\"default_limits\":{\"pids\":%lld,\"memory\":%lld},"
-           "\"layers\":{",
-           bsh_version(), f->kernel, f->landlock_abi,
-           f->seccomp ? "true" : "false", f->cgroup_path[0] ? path : "null",
-           f->cgroup_writable ? "true" : "false", ctl, f->userns_max,
-           f->userns_unpriv == 0 ? "false" : "true",
-           f->pidfd ? "true" : "false", f->close_range ? "true" : "false",
-           f->containment, f->memory_limit ? "true" : "false",
-           f->pids_limit ? "true" : "false",
-           f->sandbox.missing == 0 ? "true" : "false",
-           f->own_sockets ? "true" : "false",
-           f->pids_limit ? (long long)f->sandbox_limits.pids : 0LL,
-           f->memory_limit ? (long long)f->sandbox_limits.memory_bytes : 0LL);
+    fprintf(out,
+            "{\"bsh\":\"%s\",\"kernel\":\"%s\",\"landlock_abi\":%d,"
+            "\"seccomp\":%s,\"cgroup_v2\":{\"path\":%s,\"writable\":%s,"
+            "\"controllers\":%s},\"user_namespaces\":{\"max\":%ld,"
+            "\"unprivileged\":%s},\"pidfd\":%s,\"close_range\":%s,"
+            "\"containment\":\"%s\",\"limits\":{\"memory\":%s,\"pids\":%s},"
+            "\"sandbox\":{\"strict\":%s,\"own_sockets\":%s,"
+            "\"sysv_ipc\":\"denied\",\"keyrings\":\"denied\","
+            "\"default_limits\":{\"pids\":%lld,\"memory\":%lld},"
+            "\"layers\":{",
+            bsh_version(), f->kernel, f->landlock_abi,
+            f->seccomp ? "true" : "false", f->cgroup_path[0] ? path : "null",
+            f->cgroup_writable ? "true" : "false", ctl, f->userns_max,
+            f->userns_unpriv == 0 ? "false" : "true",
+            f->pidfd ? "true" : "false", f->close_range ? "true" : "false",
+            f->containment, f->memory_limit ? "true" : "false",
+            f->pids_limit ? "true" : "false",
+            f->sandbox.missing == 0 ? "true" : "false",
+            f->own_sockets ? "true" : "false",
+            f->pids_limit ? (long long)f->sandbox_limits.pids : 0LL,
+            f->memory_limit ? (long long)f->sandbox_limits.memory_bytes : 0LL);
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
-        printf("%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
-               report_layer_state(&f->sandbox, 1u << i));
-    printf("}}}\n");
+        fprintf(out, "%s\"%s\":\"%s\"", i ? "," : "",
+                bsh_sandbox_layer_name(1u << i),
+                report_layer_state(&f->sandbox, 1u << i));
+    fprintf(out, "}}}\n");
 }
 
 int cmd_doctor(const struct cli_args *a)
@@ -258,8 +260,25 @@ int cmd_doctor(const struct cli_args *a)
     struct facts f;
     gather(&f);
     if (a->json)
-        print_json(&f);
+        print_json(&f, stdout);
     else
         print_text(&f);
     return cli_stdout_status();
+}
+
+char *doctor_json(void)
+{
+    struct facts f;
+    gather(&f);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (out == NULL)
+        return NULL;
+    print_json(&f, out);
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FDS_PER_RUN  8
-#define FDS_RESERVED 32
+#define FDS_PER_RUN       8
+#define FDS_RESERVED      32
+#define HTTP_OVERFLOW_FDS 64
 
 /* Why `dir` cannot be a working directory (an errno), or 0. */
 static int directory_error(const char *dir)
@@ -28,15 +30,53 @@ static int directory_error(const char *dir)
     return access(dir, X_OK) < 0 ? errno : 0;
 }
 
+/* The HTTP options, their defaults filled in; the connections bounded
+ * by the fds left after the runs'. */
+static void http_options(const struct cli_args *a, struct mcp_http_opts *h,
+                         long fds_left)
+{
+    *h = (struct mcp_http_opts){
+        .listen = a->listen,
+        .token_file = a->token_file,
+        .allow_origins = a->allow_origin,
+        .allow_origin_count = a->allow_origin_count,
+        .max_body =
+            a->max_body > 0 ? (size_t)a->max_body : MCP_HTTP_DEFAULT_MAX_BODY,
+        .max_header_bytes = a->max_header_bytes > 0
+                                ? (size_t)a->max_header_bytes
+                                : MCP_HTTP_DEFAULT_MAX_HEADER_BYTES,
+        .max_connections = a->max_connections > 0
+                               ? (unsigned)a->max_connections
+                               : MCP_HTTP_DEFAULT_MAX_CONNECTIONS,
+        .client_timeout_ms = a->client_timeout_given
+                                 ? a->client_timeout_ms
+                                 : MCP_HTTP_DEFAULT_CLIENT_TIMEOUT,
+        .drain_timeout_ms = a->drain_timeout_given
+                                ? a->drain_timeout_ms
+                                : MCP_HTTP_DEFAULT_DRAIN_TIMEOUT,
+    };
+    /* Each connection is one fd, and the overflow told 503 too. */
+    long fit = fds_left - HTTP_OVERFLOW_FDS;
+    if (fit < (long)h->max_connections)
+        h->max_connections = fit < 1 ? 1 : (unsigned)fit;
+}
+
 int cmd_mcp(const struct cli_args *a)
 {
     /* Each run holds up to about FDS_PER_RUN fds (output pipes, stdin,
      * pidfd, cgroup, sandbox listener, spill file; 5 for a plain call):
-     * the run limit follows the fd limit too. */
+     * the run limit follows the fd limit too; over HTTP the connections
+     * get what the runs leave. */
     long fds = process_raise_fd_limit();
-    long fit = (fds - FDS_RESERVED) / FDS_PER_RUN;
     int asked = a->max_runs > 0 ? a->max_runs : MCP_DEFAULT_MAX_RUNS;
+    long conns = a->listen == NULL        ? 0
+                 : a->max_connections > 0 ? a->max_connections
+                                          : MCP_HTTP_DEFAULT_MAX_CONNECTIONS;
+    if (conns > 0)
+        conns += HTTP_OVERFLOW_FDS;
+    long fit = (fds - FDS_RESERVED - conns) / FDS_PER_RUN;
     int max_runs = fit < 1 ? 1 : fit < asked ? (int)fit : asked;
+    struct mcp_http_opts http;
     struct mcp_config cfg = {
         .run = a->run,
         .budget = MCP_DEFAULT_BUDGET,
@@ -51,7 +91,16 @@ int cmd_mcp(const struct cli_args *a)
         .raw_output = a->raw_output,
         .max_sessions =
             a->max_sessions > 0 ? a->max_sessions : MCP_DEFAULT_MAX_SESSIONS,
+        .instance = a->instance,
     };
+    char *doctor = NULL;
+    if (a->listen != NULL) {
+        http_options(a, &http,
+                     fds - FDS_RESERVED - (long)max_runs * FDS_PER_RUN);
+        /* The probes answer with the machine's facts, found once. */
+        http.doctor_json = doctor = doctor_json();
+        cfg.http = &http;
+    }
     if (!a->timeout_given)
         cfg.run.timeout_ms = MCP_DEFAULT_TIMEOUT_MS;
     /* A sandbox this kernel cannot give fails now, not every call. */
@@ -97,6 +146,7 @@ int cmd_mcp(const struct cli_args *a)
     if (cfg.subreaper)
         cfg.child_fd = orphans_signal_fd();
     int status = mcp_serve(&cfg);
+    free(doctor);
     close(cfg.stop_fd);
     if (cfg.child_fd >= 0)
         close(cfg.child_fd);

@@ -21,6 +21,8 @@ int cmd_check(const struct cli_args *a);
 int cmd_patterns(void);
 int cmd_mcp(const struct cli_args *a);
 int cmd_doctor(const struct cli_args *a);
+/* `bsh doctor --json`'s facts as one line of JSON (malloc'd), or NULL. */
+char *doctor_json(void);
 int cmd_session(const struct cli_args *a);
 
 #endif

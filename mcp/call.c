@@ -96,7 +96,7 @@ struct call *call_wait_on(struct registry *g, struct calls *cs, json_t *id,
      * a client that takes tasks): the task reads it now, no call may. */
     const struct task *t = task_of_run(g, r);
     if (t != NULL) {
-        char text[200];
+        char text[400];
         snprintf(text, sizeof(text),
                  "run %s became task %s: its output comes with the task's "
                  "result",

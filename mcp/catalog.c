@@ -382,12 +382,20 @@ static json_t *arg_schema(const struct arg_def *a, json_t *library_props)
     return o;
 }
 
-static json_t *input_schema(const struct tool_def *t, json_t *library_props)
+/* The header a modern client mirrors run_id into (Mcp-Param-Run-Id), so
+ * that a gateway can send a run's calls to the server that holds it. */
+#define RUN_ID_HEADER "Run-Id"
+
+static json_t *input_schema(const struct tool_def *t, json_t *library_props,
+                            bool modern)
 {
     json_t *props = json_object(), *required = json_array();
     for (int i = 0; i < TOOL_ARGS_MAX && t->args[i].name != NULL; i++) {
-        json_object_set_new(props, t->args[i].name,
-                            arg_schema(&t->args[i], library_props));
+        json_t *arg = arg_schema(&t->args[i], library_props);
+        if (modern && strcmp(t->args[i].name, "run_id") == 0)
+            json_object_set_new(arg, "x-mcp-header",
+                                json_string(RUN_ID_HEADER));
+        json_object_set_new(props, t->args[i].name, arg);
         if (t->args[i].required)
             json_array_append_new(required, json_string(t->args[i].name));
     }
@@ -434,7 +442,7 @@ json_t *catalog_tools(bool legacy_tasks)
                                 ? run_description(library, t->description)
                                 : json_string(t->description));
         json_object_set_new(tool, "inputSchema",
-                            input_schema(t, library_props));
+                            input_schema(t, library_props, !legacy_tasks));
         json_object_set_new(tool, "outputSchema",
                             json_loads(t->output_schema, 0, NULL));
         if (legacy_tasks && i == TOOL_BASH_RUN) /* it may run as a task */

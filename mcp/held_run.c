@@ -92,7 +92,9 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
         run_free(r);
         return NULL;
     }
-    snprintf(r->id, sizeof(r->id), "r%u", number);
+    snprintf(r->id, sizeof(r->id), "r%u%s%s", number,
+             cfg->instance != NULL ? "@" : "",
+             cfg->instance != NULL ? cfg->instance : "");
     r->session = rq->session;
     r->pty = cfg->run.pty;
     r->subreaper = cfg->subreaper;

@@ -51,7 +51,7 @@ struct run_request {
 
 struct mcp_run {
     struct mcp_run *next;
-    char id[24];
+    char id[RUN_ID_MAX];
     char *command;
     struct bsh_stream *stream;
     struct capture cap;    /* output since the last read */

@@ -8,6 +8,31 @@
 
 #include <bsh/bsh.h>
 
+/* The longest --instance name, and the longest run id ("r" + number +
+ * "@" + instance). */
+#define MCP_INSTANCE_MAX 63
+#define RUN_ID_MAX       (16 + MCP_INSTANCE_MAX)
+
+/* How the server is reached over HTTP (`bsh mcp --listen`). */
+struct mcp_http_opts {
+    const char *listen;         /* "ADDR:PORT", "[ADDR]:PORT" or "unix:PATH" */
+    const char *token_file;     /* NULL: none (loopback and unix: only) */
+    const char **allow_origins; /* besides the loopback ones */
+    size_t allow_origin_count;
+    size_t max_body;         /* bytes of a request's body */
+    size_t max_header_bytes; /* bytes of a request's head */
+    unsigned max_connections;
+    int64_t client_timeout_ms; /* to send a request, or to read an answer */
+    int64_t drain_timeout_ms;  /* from SIGTERM to exit */
+    const char *doctor_json;   /* `bsh doctor --json`'s facts, for probes */
+};
+
+#define MCP_HTTP_DEFAULT_MAX_BODY         (4u << 20)
+#define MCP_HTTP_DEFAULT_MAX_HEADER_BYTES (32u << 10)
+#define MCP_HTTP_DEFAULT_MAX_CONNECTIONS  1024
+#define MCP_HTTP_DEFAULT_CLIENT_TIMEOUT   30000
+#define MCP_HTTP_DEFAULT_DRAIN_TIMEOUT    10000
+
 /* The execution context every call runs in: the wrapper's configuration. */
 struct mcp_config {
     /* The options of every call: cwd, env, pty, grace_ms, limits,
@@ -36,6 +61,10 @@ struct mcp_config {
     /* Replies show the raw output (made valid UTF-8, a terminal's escapes
      * removed) instead of the reduced text of SPEC 10. */
     bool raw_output;
+    /* This server's name in every run and task id (fleets); NULL: none. */
+    const char *instance;
+    /* Serve over HTTP rather than stdio; NULL: stdio. */
+    const struct mcp_http_opts *http;
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS   600000
@@ -46,7 +75,9 @@ struct mcp_config {
 #define MCP_DEFAULT_MAX_SESSIONS 64
 
 /* Serves until stdin ends (0) or a signal arrives on cfg->stop_fd
- * (128+N); every running call is killed first. */
+ * (128+N); every running call is killed first. Over HTTP (cfg->http),
+ * serves until a stop signal, then drains and returns 0, or 125 with a
+ * message on stderr when it cannot listen. */
 int mcp_serve(const struct mcp_config *cfg);
 
 /* Handles `len` bytes as if they had come on stdin, then ends as at EOF

@@ -7,31 +7,53 @@
 #include <string.h>
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,
-                   struct spill_dir *spill)
+                   struct spill_dir *spill, struct registry_shared *shared)
 {
     memset(g, 0, sizeof(*g));
     g->cfg = cfg;
     g->spill = spill;
+    g->shared = shared;
+}
+
+bool registry_foreign_id(const struct registry *g, const char *kind,
+                         const char *id, char *why, size_t why_size)
+{
+    const char *at = id != NULL ? strrchr(id, '@') : NULL;
+    const char *mine = g->cfg->instance;
+    if (at == NULL || (mine != NULL && strcmp(at + 1, mine) == 0))
+        return false;
+    if (mine != NULL)
+        snprintf(why, why_size,
+                 "%s '%.100s' belongs to instance '%.64s', not to this one "
+                 "('%.64s'): send its calls there",
+                 kind, id, at + 1, mine);
+    else
+        snprintf(why, why_size,
+                 "%s '%.100s' belongs to instance '%.64s', not to this "
+                 "server (which has no instance name): send its calls there",
+                 kind, id, at + 1);
+    return true;
 }
 
 struct mcp_run *registry_start_run(struct registry *g,
                                    const struct run_request *rq, char *why,
                                    size_t why_size)
 {
-    if (g->nruns >= g->cfg->max_runs) {
+    if (g->shared->nruns >= g->cfg->max_runs) {
         snprintf(why, why_size,
                  "too many runs held (at most %d at once); end one with "
                  "bash_kill, or read the ended ones with bash_output",
                  g->cfg->max_runs);
         return NULL;
     }
-    struct mcp_run *r =
-        run_start(g->cfg, g->spill, rq, ++g->next_number, why, why_size);
+    struct mcp_run *r = run_start(g->cfg, g->spill, rq,
+                                  ++g->shared->next_number, why, why_size);
     if (r == NULL)
         return NULL;
     r->next = g->runs;
     g->runs = r;
     g->nruns++;
+    g->shared->nruns++;
     return r;
 }
 
@@ -82,6 +104,7 @@ static void unlink_run(struct registry *g, struct mcp_run **link)
     struct mcp_run *r = *link;
     *link = r->next;
     g->nruns--;
+    g->shared->nruns--;
     keep_log(g, r);
     run_free(r);
 }

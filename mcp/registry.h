@@ -20,28 +20,41 @@ struct task;
  * KEPT_LOGS_MAX. */
 struct kept_log {
     struct kept_log *next;
-    char id[24];
+    char id[RUN_ID_MAX];
     char path[PATH_MAX];
     uint64_t size;
     bool cut; /* the log stopped at its size limit */
 };
 #define KEPT_LOGS_MAX 256
 
+/* What the registries of one server share (over HTTP, each MCP session
+ * has its own registry): the numbers of runs and tasks, so that no id is
+ * ever given twice, and the count of runs held, which cfg->max_runs
+ * bounds for the whole server. */
+struct registry_shared {
+    unsigned next_number, next_task;
+    int nruns;
+};
+
 struct registry {
     const struct mcp_config *cfg;
     struct spill_dir *spill;
+    struct registry_shared *shared;
     struct mcp_run *runs;
     int nruns;
-    unsigned next_number;
-    struct task *tasks; /* newest first; task.c keeps them */
-    unsigned next_task;
+    struct task *tasks;           /* newest first; task.c keeps them */
     struct mcp_sessions sessions; /* the shell sessions and their queue */
     struct kept_log *kept;        /* newest first */
     int nkept;
 };
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,
-                   struct spill_dir *spill);
+                   struct spill_dir *spill, struct registry_shared *shared);
+
+/* Whether `id` (of a run or a task) names another server than this one
+ * (cfg->instance): then `why` says which. */
+bool registry_foreign_id(const struct registry *g, const char *kind,
+                         const char *id, char *why, size_t why_size);
 
 /* Starts a run for `rq` and holds it. NULL with the reason in `why`:
  * too many runs held, a guard's message, or what failed. */

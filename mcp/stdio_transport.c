@@ -198,8 +198,8 @@ static void stdio_close(struct transport *t)
 }
 
 static const struct transport_ops stdio_ops = {
-    stdio_pollfds, stdio_polled, stdio_send,
-    stdio_ended,   stdio_flush,  stdio_close,
+    stdio_pollfds, stdio_polled, stdio_send, stdio_ended,
+    stdio_flush,   stdio_close,  NULL,
 };
 
 struct transport *stdio_open(size_t max_line, struct transport_handler on)

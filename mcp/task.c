@@ -138,9 +138,11 @@ void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
     unsigned char rnd[6] = {0};
     if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
         memset(rnd, 0, sizeof(rnd));
-    t->number = ++g->next_task;
-    snprintf(t->id, sizeof(t->id), "task-%u-%02x%02x%02x%02x%02x%02x",
-             t->number, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+    t->number = ++g->shared->next_task;
+    const char *instance = g->cfg->instance;
+    snprintf(t->id, sizeof(t->id), "task-%u-%02x%02x%02x%02x%02x%02x%s%s",
+             t->number, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5],
+             instance != NULL ? "@" : "", instance != NULL ? instance : "");
     t->run = r;
     t->modern = modern;
     t->waiters = json_array();
@@ -341,6 +343,14 @@ void task_request(struct registry *g, const char *method, json_t *id,
         return;
     }
     struct task *t = find(g, params);
+    char why[300];
+    if (t == NULL &&
+        registry_foreign_id(
+            g, "task", json_string_value(json_object_get(params, "taskId")),
+            why, sizeof(why))) {
+        rpc_error(id, RPC_INVALID_PARAMS, why);
+        return;
+    }
     if (t == NULL || t->modern != modern) {
         rpc_error(id, RPC_INVALID_PARAMS,
                   "Unknown taskId: no such task, or it has expired");

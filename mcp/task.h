@@ -28,7 +28,7 @@ enum task_status {
 
 struct task {
     struct task *next;
-    char id[48];
+    char id[48 + MCP_INSTANCE_MAX];
     struct mcp_run *run; /* until it ends or the task is cancelled */
     enum task_status status;
     bool modern;

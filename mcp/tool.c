@@ -75,8 +75,10 @@ static struct mcp_run *named_run(const struct tool_ctx *t)
 {
     const char *rid = json_string_value(tool_arg(&t->args, "run_id"));
     struct mcp_run *r = registry_find_run(t->g, rid);
-    if (r == NULL) {
-        char why[200];
+    char why[300];
+    if (r == NULL && registry_foreign_id(t->g, "run", rid, why, sizeof(why))) {
+        tool_error(t->id, why);
+    } else if (r == NULL) {
         snprintf(why, sizeof(why),
                  "no run '%.60s': unknown, or it ended and its end was "
                  "already read (bash_list shows the runs held)",
@@ -314,7 +316,7 @@ static void bash_output(const struct tool_ctx *t)
     struct mcp_run *r = named_run(t);
     struct task *task = r != NULL ? task_of_run(t->g, r) : NULL;
     if (task != NULL) {
-        char why[200];
+        char why[500];
         snprintf(why, sizeof(why),
                  "run %s belongs to task %s: its output comes with the "
                  "task's result",
@@ -333,7 +335,7 @@ static bool answered_for_task(const struct tool_ctx *t, struct mcp_run *r,
     struct task *task = task_of_run(t->g, r);
     if (task == NULL)
         return false;
-    char text[200];
+    char text[500];
     snprintf(text, sizeof(text), "%s run %s; its output comes with task %s",
              done, r->id, task->id);
     rpc_result(t->id, reply_text(text));
@@ -494,7 +496,7 @@ static void bash_session(const struct tool_ctx *t)
     if (tool_arg(&t->args, "session") != NULL &&
         (name = plain_string(t, "session", MCP_SESSION_NAME_MAX)) == NULL)
         return;
-    char why[300];
+    char why[600];
     bool reset = strcmp(action, "reset") == 0;
     struct mcp_session *s =
         sessions_get(&t->g->sessions, t->g->cfg, name,
@@ -597,7 +599,7 @@ void tool_call(struct registry *g, struct calls *calls, json_t *id,
         return;
     }
     struct tool_ctx t = {g, calls, id, params, modern, {0}};
-    char why[200];
+    char why[500];
     if (!catalog_read_args((enum tool_id)tool,
                            json_object_get(params, "arguments"), &t.args, why,
                            sizeof(why))) {
@@ -611,7 +613,7 @@ void tool_call(struct registry *g, struct calls *calls, json_t *id,
 static void give_up(struct registry *g, struct mcp_waiting *w)
 {
     const struct mcp_run *r = registry_attached_run(g, w->session);
-    char why[400];
+    char why[700];
     snprintf(why, sizeof(why),
              "bash_run: the session '%s' is busy: run %s is still attached "
              "to it, and this call could not start within its timeout_ms "
@@ -646,7 +648,7 @@ static double waiting_progress(struct registry *g)
                 elapsed = w->last_progress + 1;
             w->last_progress = elapsed;
             w->last_progress_ms = now;
-            char msg[200];
+            char msg[500];
             snprintf(msg, sizeof(msg),
                      "waiting for session '%s': run %s is still attached",
                      w->session->name, r != NULL ? r->id : "(ending)");

@@ -46,6 +46,10 @@ struct transport_ops {
     bool (*flush)(struct transport *t, int stop_fd);
     /* Lets everything go; `t` is freed. */
     void (*close)(struct transport *t);
+    /* A stop signal came: new requests are refused from now on and
+     * ended() becomes true once what is under way has been answered (or
+     * the transport's bound has passed). NULL: the server stops at once. */
+    void (*drain)(struct transport *t);
 };
 
 struct transport {

@@ -4,7 +4,8 @@
 # the others: build < package < test)
 set -euo pipefail
 
-build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev)
+build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev
+    libmicrohttpd-dev)
 test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
     python3 procps util-linux curl vim-tiny gdb git binutils)
 
