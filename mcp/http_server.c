@@ -11,6 +11,7 @@
 #include "server.h"
 
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -901,9 +902,18 @@ static void http_close(struct transport *t)
         MHD_run(hs->d);
         MHD_stop_daemon(hs->d);
     }
-    listen_close(hs->listen_fd, hs->opts->listen);
+    if (hs->listen_fd >= 0)
+        listen_close(hs->listen_fd, hs->opts->listen);
     tokens_free(&hs->tokens);
     free(hs);
+}
+
+bool http_add_client(struct transport *t, int fd)
+{
+    struct sockaddr_in from = {.sin_family = AF_INET,
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    return MHD_add_connection(hs_of(t)->d, fd, (struct sockaddr *)&from,
+                              sizeof(from)) == MHD_YES;
 }
 
 static const struct transport_ops http_ops = {
@@ -914,10 +924,16 @@ static const struct transport_ops http_ops = {
 /* ---- opening ------------------------------------------------------------ */
 
 static void log_error(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void log_error(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
     char line[512];
     vsnprintf(line, sizeof(line), fmt, ap);
+    /* On a unix socket the library's TCP corking fails, harmlessly. */
+    if (strncmp(line, "Failed to push the data", 23) == 0)
+        return;
     line[strcspn(line, "\n")] = '\0';
     mcp_log("http: %s", line);
 }
@@ -926,20 +942,25 @@ static bool start_daemon(struct http_server *hs, char *why, size_t why_size)
 {
     const struct mcp_http_opts *o = hs->opts;
     unsigned timeout_s = (unsigned)((o->client_timeout_ms + 999) / 1000);
+    bool listening = hs->listen_fd >= 0;
     hs->d = MHD_start_daemon(
         MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO |
-            MHD_USE_ERROR_LOG,
+            MHD_USE_ERROR_LOG | (listening ? 0 : MHD_USE_NO_LISTEN_SOCKET),
         0, NULL, NULL, on_request, hs, MHD_OPTION_EXTERNAL_LOGGER, log_error,
-        hs, MHD_OPTION_LISTEN_SOCKET, hs->listen_fd,
-        MHD_OPTION_CONNECTION_LIMIT, o->max_connections + OVERFLOW_CONNECTIONS,
+        hs, MHD_OPTION_CONNECTION_LIMIT,
+        o->max_connections + OVERFLOW_CONNECTIONS,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->max_header_bytes + 16384,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, hs,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, hs,
-        MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, MHD_OPTION_END);
+        MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
+        /* last: without a socket of its own, the list ends here */
+        listening ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_END, hs->listen_fd,
+        MHD_OPTION_END);
     if (hs->d == NULL) {
         snprintf(why, why_size,
-                 "--listen %.200s: the HTTP server did not start", o->listen);
+                 "--listen %.200s: the HTTP server did not start",
+                 o->listen != NULL ? o->listen : "(none)");
         return false;
     }
     const union MHD_DaemonInfo *info =
@@ -961,11 +982,12 @@ struct transport *http_open(const struct mcp_config *cfg, struct server *sv,
     hs->opts = cfg->http;
     hs->sv = sv;
     hs->listen_fd = -1;
-    bool loopback;
+    bool loopback = true;
     if (hs->opts->token_file != NULL &&
         !tokens_load(&hs->tokens, hs->opts->token_file, why, why_size))
         goto fail;
-    if ((hs->listen_fd =
+    if (hs->opts->listen != NULL &&
+        (hs->listen_fd =
              listen_open(hs->opts->listen, &loopback, why, why_size)) < 0)
         goto fail;
     if (!loopback && hs->tokens.count == 0) {
@@ -977,8 +999,12 @@ struct transport *http_open(const struct mcp_config *cfg, struct server *sv,
     }
     if (!start_daemon(hs, why, why_size))
         goto fail;
-    mcp_log("serving bash_run over HTTP on %s/mcp (bsh %s)", hs->opts->listen,
-            bsh_version());
+    if (hs->listen_fd >= 0) {
+        char name[300];
+        listen_name(hs->listen_fd, hs->opts->listen, name, sizeof(name));
+        mcp_log("serving bash_run over HTTP on %s/mcp (bsh %s)", name,
+                bsh_version());
+    }
     return &hs->t;
 fail:
     if (hs->listen_fd >= 0)

@@ -17,8 +17,13 @@ struct server;
 
 /* Listens as cfg->http says; NULL with the reason in `why` (a bad
  * address, a token file that cannot be used, a non-loopback address
- * without one). */
+ * without one). With no cfg->http->listen it listens nowhere: clients
+ * come only through http_add_client() (the fuzzer). */
 struct transport *http_open(const struct mcp_config *cfg, struct server *sv,
                             char *why, size_t why_size);
+
+/* Serves a connected socket `fd` (taken over) as a client from
+ * 127.0.0.1; false when it cannot. */
+bool http_add_client(struct transport *t, int fd);
 
 #endif

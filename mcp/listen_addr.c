@@ -14,13 +14,14 @@
 
 #define BACKLOG 1024
 
-/* The port after the last ':' of `s`: 1..65535, or -1. */
+/* The port after the last ':' of `s`: 0..65535 (0: any free one), or
+ * -1. */
 static int parse_port(const char *s)
 {
     char *end;
     errno = 0;
     long port = strtol(s, &end, 10);
-    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || port < 1 ||
+    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || port < 0 ||
         port > 65535)
         return -1;
     return (int)port;
@@ -41,7 +42,7 @@ static bool parse_ip(const char *spec, struct sockaddr_storage *ss,
     if (port < 0 || n == 0 || n >= sizeof(host)) {
         snprintf(why, why_size,
                  "--listen '%.200s': expected ADDR:PORT, [IPV6]:PORT or "
-                 "unix:PATH, with a port from 1 to 65535",
+                 "unix:PATH, with a port from 0 (any free one) to 65535",
                  spec);
         return false;
     }
@@ -151,6 +152,27 @@ int listen_open(const char *spec, bool *loopback, char *why, size_t why_size)
         return -1;
     }
     return fd;
+}
+
+void listen_name(int fd, const char *spec, char *buf, size_t size)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    char host[INET6_ADDRSTRLEN];
+    if (strncmp(spec, "unix:", 5) == 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+        (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)) {
+        snprintf(buf, size, "%s", spec);
+        return;
+    }
+    bool v6 = ss.ss_family == AF_INET6;
+    const void *addr =
+        v6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+           : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+    unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                             : ((struct sockaddr_in *)&ss)->sin_port);
+    inet_ntop(ss.ss_family, addr, host, sizeof(host));
+    snprintf(buf, size, v6 ? "http://[%s]:%u" : "http://%s:%u", host, port);
 }
 
 void listen_close(int fd, const char *spec)

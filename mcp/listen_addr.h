@@ -16,6 +16,10 @@
  * replaced; another file is not. */
 int listen_open(const char *spec, bool *loopback, char *why, size_t why_size);
 
+/* Where clients reach the socket: "http://HOST:PORT" with the port it
+ * got (for port 0), or the "unix:PATH" as given. */
+void listen_name(int fd, const char *spec, char *buf, size_t size);
+
 /* Takes the unix socket's file away again (at the end); a no-op for IP. */
 void listen_close(int fd, const char *spec);
 

@@ -84,4 +84,9 @@ int mcp_serve(const struct mcp_config *cfg);
  * (for the fuzzer; replies still go to stdout). */
 void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len);
 
+/* Handles `len` bytes as if one HTTP client had sent them and closed its
+ * side, for a bounded number of turns (for the fuzzer; cfg->http with
+ * no listen address; what is answered is read and dropped). */
+void mcp_http_feed(const struct mcp_config *cfg, const char *data, size_t len);
+
 #endif

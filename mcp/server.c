@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* The fds of the transport at the start of the poll array, then the
@@ -330,6 +331,55 @@ int mcp_serve(const struct mcp_config *cfg)
     }
     stop_server(&sv);
     return sv.stop_signal != 0 ? 128 + sv.stop_signal : 0;
+}
+
+/* Hands `fd` what of data it takes now; the rest waits. */
+static void feed_some(int fd, const char **data, size_t *len)
+{
+    ssize_t n = *len > 0 ? write(fd, *data, *len) : 0;
+    if (n > 0) {
+        *data += n;
+        *len -= (size_t)n;
+        if (*len == 0)
+            shutdown(fd, SHUT_WR);
+    }
+}
+
+/* The turns a fed HTTP client gets: enough for every answer of a dry run. */
+#define HTTP_FEED_TURNS 64
+
+void mcp_http_feed(const struct mcp_config *cfg, const char *data, size_t len)
+{
+    struct server sv;
+    init_server(&sv, cfg);
+    char why[512];
+    int fds[2] = {-1, -1};
+    sv.conn = http_open(cfg, &sv, why, sizeof(why));
+    if (sv.conn == NULL ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   fds) < 0 ||
+        !http_add_client(sv.conn, fds[0])) {
+        if (fds[0] >= 0)
+            close(fds[0]);
+    } else {
+        if (len == 0)
+            shutdown(fds[1], SHUT_WR);
+        char sink[4096];
+        for (int turn = 0; turn < HTTP_FEED_TURNS; turn++) {
+            feed_some(fds[1], &data, &len);
+            sv.advance_ms = 0;
+            wait_for_work(&sv);
+            advance_runs(&sv);
+            if (read(fds[1], sink, sizeof(sink)) == 0)
+                break; /* the server closed the connection */
+        }
+    }
+    if (fds[1] >= 0)
+        close(fds[1]);
+    end_server(&sv);
+    rpc_open(NULL);
+    if (sv.conn != NULL)
+        sv.conn->ops->close(sv.conn);
 }
 
 void mcp_feed(const struct mcp_config *cfg, const char *data, size_t len)
