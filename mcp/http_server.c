@@ -73,6 +73,7 @@ struct http_server {
     struct client *clients;
     unsigned nclients;
     unsigned answering; /* requests being answered (or waiting to be) */
+    bool woken; /* a suspended connection was resumed: run the library */
     bool draining;
     double drain_until_ms, next_sweep_ms;
 };
@@ -362,6 +363,7 @@ void exchange_wake(struct exchange *ex)
 {
     if (ex->suspended) {
         ex->suspended = false;
+        ex->hs->woken = true;
         MHD_resume_connection(ex->conn);
     }
 }
@@ -844,6 +846,8 @@ static int http_pollfds(struct transport *t, struct pollfd *p, int max,
         if (left < want)
             want = left < 0 ? 0 : (int)left + 1;
     }
+    if (hs->woken) /* the library takes resumed connections in its run */
+        want = 0;
     if (*timeout_ms < 0 || want < *timeout_ms)
         *timeout_ms = want;
     return 1;
@@ -853,6 +857,7 @@ static void http_polled(struct transport *t, const struct pollfd *p, int n)
 {
     (void)p, (void)n;
     struct http_server *hs = hs_of(t);
+    hs->woken = false;
     MHD_run(hs->d);
     sweep(hs);
 }

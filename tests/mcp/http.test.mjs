@@ -93,6 +93,15 @@ test('MCP sessions are kept apart; DELETE ends one and kills its runs', async ()
   assert.equal(kill.result.isError, true);
   const listB = await answerOf(await post(s.url, legacyCall(5, 'bash_list', {}), { 'Mcp-Session-Id': b }));
   assert.doesNotMatch(listB.result.content[0].text, new RegExp(runId));
+  // One server stream per session: a second GET is a conflict.
+  const ctl = new AbortController();
+  const stream = await fetch(s.url, { signal: ctl.signal,
+    headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': a } });
+  assert.equal(stream.status, 200);
+  assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+  const second = await fetch(s.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': a } });
+  assert.equal(second.status, 409);
+  ctl.abort();
   const del = await fetch(s.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': a } });
   assert.equal(del.status, 200);
   assert.ok(await gone(pid), 'the ended session\'s run was killed');
@@ -316,7 +325,7 @@ test('SIGTERM drains within --drain-timeout when a client never reads', async ()
   c.destroy();
 });
 
-test('a unix socket serves without a token; a second GET stream is a conflict', async () => {
+test('a unix socket serves without a token', async () => {
   const path = join(dir, 'bsh.sock');
   const s = await server([], { listen: `unix:${path}` });
   const { execFileSync } = await import('node:child_process');
@@ -358,3 +367,31 @@ test('modern headers of a mirrored call (helpers are right)', () => {
   assert.deepEqual(h, { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call',
     'Mcp-Name': 'bash_output', 'Mcp-Param-Run-Id': 'r1' });
 });
+
+// The SDK v2 client over HTTP: its pinned 2026-07-28 mode sends the
+// standard headers (and Mcp-Param-Run-Id from the x-mcp-header of run_id),
+// which the server checks against every body.
+for (const [name, mode, version] of [
+  ['legacy negotiation', 'legacy', '2025-11-25'],
+  ['auto negotiation', 'auto', '2026-07-28'],
+  ['pinned to 2026-07-28', { pin: '2026-07-28' }, '2026-07-28'],
+]) {
+  test(`SDK v2 client over HTTP, ${name}`, async () => {
+    const { Client } = await import('@modelcontextprotocol/client');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const s = await server(['--instance', 'v2']);
+    const client = new Client({ name: 'bsh-http-v2', version: '1' }, { versionNegotiation: { mode } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.url)));
+    assert.equal(client.getNegotiatedProtocolVersion(), version);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 6);
+    const r = await client.callTool({ name: 'bash_run', arguments: { command: 'echo v2' } });
+    assert.equal(r.structuredContent.stdout, 'v2\n');
+    const held = await client.callTool({ name: 'bash_run', arguments: { command: 'sleep 0.3; echo later', yield_ms: 50 } });
+    const runId = held.structuredContent.run_id;
+    assert.match(runId, /@v2$/);
+    const end = await client.callTool({ name: 'bash_output', arguments: { run_id: runId, wait_ms: 5000 } });
+    assert.equal(end.structuredContent.stdout, 'later\n');
+    await client.close();
+  });
+}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -225,7 +226,7 @@ def test_an_mcp_server_that_dies_is_server_died(monkeypatch: pytest.MonkeyPatch,
 
 def test_a_server_killed_under_a_call_is_server_died() -> None:
     with bsh.Server() as server:
-        server._proc.kill()  # what an OOM killer would do
+        server._link._proc.kill()  # type: ignore[union-attr]  # as an OOM killer would
         with pytest.raises(bsh.ServerDied):
             server.start("echo never")
 
@@ -234,3 +235,34 @@ def test_console_scripts(tmp_path: Path) -> None:
     bindir = Path(sys.executable).parent
     assert os.system(f"{bindir}/bsh run 'exit 6' >/dev/null 2>&1") >> 8 == 6
     assert os.system(f"{bindir}/bsh-mcp --bad-option >/dev/null 2>&1") >> 8 == 125
+
+
+def listening_server(*args: str) -> "tuple[subprocess.Popen[str], str]":
+    """`bsh mcp --listen 127.0.0.1:0` and its /mcp URL."""
+    proc = subprocess.Popen([bsh.binary(), "mcp", "--listen", "127.0.0.1:0", *args],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    url = line.split(" on ")[1].split(" ")[0]
+    return proc, url
+
+
+def test_a_server_over_http(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("secret-1\n")
+    tokens.chmod(0o600)
+    proc, url = listening_server("--token-file", str(tokens), "--instance", "py")
+    try:
+        with bsh.Server(url=url, token="secret-1") as server:
+            assert server.call("bash_run", {"command": "echo over-http"}).text == "over-http\n"
+            run = server.start("sleep 0.3; echo held")
+            assert run.id is not None and run.id.endswith("@py")
+            assert run.output(wait_ms=5000).structured["stdout"] == "held\n"
+            with pytest.raises(bsh.ToolError, match="instance 'other'"):
+                server.call("bash_output", {"run_id": "r1@other"})
+        with pytest.raises(bsh.ServerDied, match="HTTP 401"):
+            bsh.Server(url=url, token="wrong")
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=15) == 0

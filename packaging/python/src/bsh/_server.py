@@ -1,13 +1,15 @@
-"""Held runs through bsh's MCP server (`bsh mcp`, JSON-RPC on stdio): a
-run that goes on after the call that started it, read, written to and
-killed by later calls."""
+"""Held runs through bsh's MCP server (`bsh mcp`, JSON-RPC on stdio, or
+`bsh mcp --listen` over HTTP): a run that goes on after the call that
+started it, read, written to and killed by later calls."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import subprocess
 import tempfile
 import threading
+import urllib.parse
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Type, Union
@@ -43,17 +45,10 @@ class Reply:
         return self.state in ("running", "awaiting_input")
 
 
-class Server:
-    """A `bsh mcp` process and the calls made to it, one at a time (a lock
-    keeps threads apart). Its runs end when it is closed.
+class _StdioLink:
+    """`bsh mcp` as a child process: JSON-RPC lines on its stdin/stdout."""
 
-        with bsh.Server() as server:
-            run = server.start("for i in 1 2 3; do echo $i; sleep 1; done")
-            while not run.ended:
-                print(run.output(wait_ms=1000).text)
-    """
-
-    def __init__(self, *args: str) -> None:
+    def __init__(self, args: List[str]) -> None:
         path = binary()
         self._stderr = tempfile.TemporaryFile()
         try:
@@ -62,17 +57,8 @@ class Server:
         except BaseException:
             self._stderr.close()
             raise
-        self._next_id = 0
-        self._lock = threading.Lock()
-        try:
-            self._request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                                         "clientInfo": {"name": "bsh-python", "version": "1"}})
-            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        except BaseException:
-            self.close()
-            raise
 
-    def _died(self) -> ServerDied:
+    def died(self) -> ServerDied:
         try:  # its output ended: it is exiting, or has
             code: Optional[int] = self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # it talks no more: end it
@@ -85,39 +71,154 @@ class Server:
         how = "is gone" if code is None else f"ended with status {code}"
         return ServerDied(f"the bsh MCP server {how}" + (f": {last}" if last else ""))
 
-    def _send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any]) -> None:
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(json.dumps(message).encode() + b"\n")
             self._proc.stdin.flush()
         except (BrokenPipeError, ValueError) as e:
-            raise self._died() from e
+            raise self.died() from e
+
+    def exchange(self, message: Mapping[str, Any]) -> Dict[str, Any]:
+        """Sends a request; its answer (notifications are skipped)."""
+        self.send(message)
+        assert self._proc.stdout is not None
+        while True:
+            line = self._proc.stdout.readline()
+            if not line:
+                raise self.died()
+            try:
+                answer = json.loads(line)
+            except ValueError as e:
+                raise ServerDied(f"the bsh MCP server wrote a line that is not JSON: "
+                                 f"{line[:200]!r}") from e
+            if isinstance(answer, dict) and answer.get("id") == message["id"]:
+                return answer
+
+    def close(self) -> None:
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            try:
+                self._proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        self._stderr.close()
+
+
+class _HttpLink:
+    """A `bsh mcp --listen` server: one keep-alive connection and one MCP
+    session (its Mcp-Session-Id), answers as JSON or as an event stream."""
+
+    def __init__(self, url: str, token: Optional[str]) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"url must be http://HOST:PORT/mcp, not {url!r}")
+        self._url = url
+        self._path = parts.path or "/mcp"
+        self._conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=None)
+        self._headers = {"Content-Type": "application/json",
+                         "Accept": "application/json, text/event-stream"}
+        if token is not None:
+            self._headers["Authorization"] = f"Bearer {token}"
+
+    def died(self, why: str = "closed the connection") -> ServerDied:
+        return ServerDied(f"the bsh MCP server at {self._url} {why}")
+
+    def _post(self, message: Mapping[str, Any]) -> http.client.HTTPResponse:
+        try:
+            self._conn.request("POST", self._path, json.dumps(message), self._headers)
+            response = self._conn.getresponse()
+        except (OSError, http.client.HTTPException) as e:
+            raise self.died(f"cannot be reached: {e}") from e
+        session = response.getheader("Mcp-Session-Id")
+        if session:
+            self._headers["Mcp-Session-Id"] = session
+        return response
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        response = self._post(message)
+        response.read()
+        if response.status != 202:
+            raise self.died(f"refused a notification (HTTP {response.status})")
+
+    def exchange(self, message: Mapping[str, Any]) -> Dict[str, Any]:
+        response = self._post(message)
+        body = response.read().decode("utf-8", "replace")
+        if response.getheader("Content-Type", "").startswith("text/event-stream"):
+            for line in body.split("\n"):
+                if line.startswith("data:"):
+                    answer = json.loads(line[5:])
+                    if isinstance(answer, dict) and answer.get("id") == message["id"]:
+                        return answer
+            raise self.died("ended an event stream without the answer")
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            raise self.died(f"answered HTTP {response.status}: {body[:200]!r}") from None
+        if response.status != 200 and "error" not in answer:
+            raise self.died(f"answered HTTP {response.status}: {body[:200]!r}")
+        return dict(answer)
+
+    def close(self) -> None:
+        try:  # ends the MCP session: its runs are killed
+            if "Mcp-Session-Id" in self._headers:
+                self._conn.request("DELETE", self._path, headers=self._headers)
+                self._conn.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            pass
+        self._conn.close()
+
+
+class Server:
+    """A `bsh mcp` process and the calls made to it, one at a time (a lock
+    keeps threads apart). Its runs end when it is closed. Given `url`, it
+    is a `bsh mcp --listen` server reached over HTTP instead (with `token`
+    when it asks for one), and closing ends this client's MCP session.
+
+        with bsh.Server() as server:
+            run = server.start("for i in 1 2 3; do echo $i; sleep 1; done")
+            while not run.ended:
+                print(run.output(wait_ms=1000).text)
+
+        with bsh.Server(url="http://127.0.0.1:8080/mcp", token=t) as server:
+            print(server.call("bash_run", {"command": "uname -a"}).text)
+    """
+
+    def __init__(self, *args: str, url: Optional[str] = None,
+                 token: Optional[str] = None) -> None:
+        if url is not None and args:
+            raise ValueError("a server reached by url takes no options")
+        self._link: Union[_StdioLink, _HttpLink] = (
+            _HttpLink(url, token) if url is not None else _StdioLink(list(args)))
+        self._next_id = 0
+        self._lock = threading.Lock()
+        try:
+            self._request("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                                         "clientInfo": {"name": "bsh-python", "version": "1"}})
+            self._link.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        except BaseException:
+            self.close()
+            raise
 
     def _request(self, method: str, params: Mapping[str, Any]) -> Dict[str, Any]:
         with self._lock:
             self._next_id += 1
-            ident = self._next_id
-            self._send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
-            assert self._proc.stdout is not None
-            while True:
-                line = self._proc.stdout.readline()
-                if not line:
-                    raise self._died()
-                try:
-                    message = json.loads(line)
-                except ValueError as e:
-                    raise ServerDied(f"the bsh MCP server wrote a line that is not JSON: "
-                                     f"{line[:200]!r}") from e
-                if not isinstance(message, dict) or message.get("id") != ident:
-                    continue  # a notification
-                if "error" in message:
-                    error = message["error"]
-                    raise ToolError(str(error.get("message", error)) if isinstance(error, dict)
-                                    else str(error))
-                result = message.get("result")
-                if not isinstance(result, dict):
-                    raise ServerDied(f"the bsh MCP server answered without a result: {line[:200]!r}")
-                return result
+            message = self._link.exchange({"jsonrpc": "2.0", "id": self._next_id,
+                                           "method": method, "params": params})
+        if "error" in message:
+            error = message["error"]
+            raise ToolError(str(error.get("message", error)) if isinstance(error, dict)
+                            else str(error))
+        result = message.get("result")
+        if not isinstance(result, dict):
+            raise ServerDied(f"the bsh MCP server answered without a result: {message!r:.200}")
+        return result
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
         """Calls one tool; a tool error raises ToolError with its text."""
@@ -171,20 +272,9 @@ class Server:
         return list(listed) if isinstance(listed, list) else []
 
     def close(self) -> None:
-        """Ends the server: its runs are killed, their processes reaped."""
-        if self._proc.stdin is not None and not self._proc.stdin.closed:
-            try:
-                self._proc.stdin.close()
-            except BrokenPipeError:
-                pass
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
-        self._stderr.close()
+        """Ends the server (over HTTP: this client's MCP session): its runs
+        are killed, their processes reaped."""
+        self._link.close()
 
     def __enter__(self) -> "Server":
         return self
@@ -265,8 +355,9 @@ class AsyncServer:
         self.server = server
 
     @classmethod
-    async def open(cls, *args: str) -> "AsyncServer":
-        return cls(await asyncio.to_thread(Server, *args))
+    async def open(cls, *args: str, url: Optional[str] = None,
+                   token: Optional[str] = None) -> "AsyncServer":
+        return cls(await asyncio.to_thread(lambda: Server(*args, url=url, token=token)))
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Reply:
         return await asyncio.to_thread(self.server.call, tool, arguments)
