@@ -862,6 +862,7 @@ static void http_polled(struct transport *t, const struct pollfd *p, int n)
     sweep(hs);
 }
 
+// NOLINTNEXTLINE(readability-non-const-parameter): the transport's signature
 static void http_send(struct transport *t, char *text, size_t len,
                       bool droppable)
 {

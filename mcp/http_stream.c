@@ -3,6 +3,7 @@
 #include "mono.h"
 #include "rpc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,14 +38,26 @@ struct stream *stream_new(struct owner *o, json_t *request, json_t *params,
     return s;
 }
 
+/* A whole decimal number at `*s`, moving past it; false when there is
+ * none or it is too large. */
+static bool take_number(const char **s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(*s, &end, 10);
+    if (end == *s || **s < '0' || **s > '9' || errno != 0)
+        return false;
+    *out = v;
+    *s = end;
+    return true;
+}
+
 struct stream *stream_find(struct owner *o, const char *last,
                            uint64_t *next_seq)
 {
     uint64_t number, seq;
-    int used = 0;
-    if (last == NULL ||
-        sscanf(last, "%" SCNu64 "-%" SCNu64 "%n", &number, &seq, &used) != 2 ||
-        last[used] != '\0')
+    if (last == NULL || !take_number(&last, &number) || *last++ != '-' ||
+        !take_number(&last, &seq) || *last != '\0')
         return NULL;
     for (struct stream *s = o->streams; s != NULL; s = s->next)
         if (s->number == number && seq < s->next_seq) {
@@ -99,28 +112,36 @@ char *stream_event_text(const struct stream *s, uint64_t *seq, size_t *len)
     if (*seq >= s->next_seq)
         return NULL;
     const struct sse_event *e = &s->events[*seq % STREAM_EVENTS_MAX];
-    size_t size = e->len + 64;
+    char head[64];
+    int n = snprintf(head, sizeof(head),
+                     "id: %" PRIu64 "-%" PRIu64 "\ndata: ", s->number, *seq);
+    size_t size = (size_t)n + e->len + sizeof("\n\n");
     char *text = malloc(size);
     if (text == NULL)
         return NULL;
-    int head = snprintf(text, size,
-                        "id: %" PRIu64 "-%" PRIu64 "\ndata: ", s->number, *seq);
-    memcpy(text + head, e->data, e->len);
-    memcpy(text + head + e->len, "\n\n", 2);
-    *len = (size_t)head + e->len + 2;
+    snprintf(text, size, "%s%.*s\n\n", head, (int)e->len, e->data);
+    *len = size - 1;
     return text;
 }
 
-/* Adds an event (taking `text`); the oldest goes when the ring is full. */
-static void add_event(struct stream *s, char *text, size_t len)
+/* Adds a copy of `text` as an event; the oldest goes when the ring is
+ * full. */
+static void add_event(struct stream *s, const char *text, size_t len)
 {
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+        mcp_log("out of memory: a message to an HTTP client is lost");
+        return;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
     if (s->next_seq - s->first_seq == STREAM_EVENTS_MAX) {
         struct sse_event *old = &s->events[s->first_seq % STREAM_EVENTS_MAX];
         s->bytes -= old->len;
         free(old->data);
         s->first_seq++;
     }
-    s->events[s->next_seq % STREAM_EVENTS_MAX] = (struct sse_event){text, len};
+    s->events[s->next_seq % STREAM_EVENTS_MAX] = (struct sse_event){copy, len};
     s->next_seq++;
     s->bytes += len;
     if (s->reader != NULL)
@@ -174,6 +195,7 @@ static struct stream *route(struct owner *o, json_t *msg, bool *answer)
 }
 
 /* The outbox's send: each message onto its stream. */
+// NOLINTNEXTLINE(readability-non-const-parameter): the transport's signature
 static void outbox_send(struct transport *t, char *text, size_t len,
                         bool droppable)
 {
@@ -185,20 +207,16 @@ static void outbox_send(struct transport *t, char *text, size_t len,
     if (s == NULL ||
         (!answer && (!s->sse_ok || (droppable && s->bytes > STREAM_BYTES_MAX))))
         return;
-    char *copy = malloc(len + 1);
-    if (copy == NULL) {
-        mcp_log("out of memory: a message to an HTTP client is lost");
-        return;
-    }
-    memcpy(copy, text, len + 1);
-    add_event(s, copy, len);
+    add_event(s, text, len);
     if (answer && s->request_id != NULL)
         stream_end(s);
 }
 
 /* The poll loop sees an outbox through its owner's HTTP server. */
+// NOLINTBEGIN(readability-non-const-parameter): the transport's signature
 static int outbox_pollfds(struct transport *t, struct pollfd *p, int max,
                           int *timeout_ms)
+// NOLINTEND(readability-non-const-parameter)
 {
     (void)t, (void)p, (void)max, (void)timeout_ms;
     return 0;
@@ -257,6 +275,8 @@ void owner_sweep(struct owner *o, double now)
 
 void owner_end(struct owner *o)
 {
-    while (o->streams != NULL)
-        stream_free(o->streams);
+    for (struct stream *s = o->streams, *next; s != NULL; s = next) {
+        next = s->next;
+        stream_free(s);
+    }
 }

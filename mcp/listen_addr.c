@@ -62,7 +62,7 @@ static bool parse_ip(const char *spec, struct sockaddr_storage *ss,
         a->sin_port = htons((uint16_t)port);
         *len = sizeof(*a);
         if (strcmp(host, "localhost") == 0)
-            strcpy(host, "127.0.0.1");
+            snprintf(host, sizeof(host), "127.0.0.1");
         if (inet_pton(AF_INET, host, &a->sin_addr) == 1)
             return true;
     }
@@ -109,7 +109,7 @@ static int open_unix(const char *path, char *why, size_t why_size)
                  sizeof(a.sun_path) - 1);
         return -1;
     }
-    strcpy(a.sun_path, path);
+    memcpy(a.sun_path, path, strlen(path) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(why, why_size, "--listen: socket: %s", strerror(errno));

@@ -10,7 +10,7 @@ test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14
     python3 procps util-linux curl vim-tiny gdb git binutils)
 
 # What scripts/package.sh and its tests (tests/package/) use.
-package_pkgs=(dpkg-dev lintian man-db file unzip bash-static busybox-static podman
+package_pkgs=(dpkg-dev lintian man-db file unzip curl xz-utils patch bash-static busybox-static podman
     python3-build python3-setuptools python3-wheel python3-venv python3-jsonschema
     python3-pytest mypy)
 
@@ -35,11 +35,15 @@ if command -v npm >/dev/null && command -v node >/dev/null; then
     done
     missing=("${tmp[@]+"${tmp[@]}"}")
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "deps: installing ${missing[*]}" >&2
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps: installing ${missing[*]}" >&2
+    sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The static binary's one library Debian has no usable archive of.
+case ${1:-test} in
+package | test) "$(dirname "$0")/static_deps.sh" ;;
+esac

@@ -50,8 +50,10 @@ asan=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS=-O1 -DBSH_SANITIZE=address,undefi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1
 
-npm_install() { # the official MCP SDK for the MCP tests, pinned by package-lock.json
-    (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+npm_install() { # the official MCP SDK for the MCP tests, and the Kubernetes
+    # models for the deploy/ check, pinned by their package-lock.json
+    (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error) &&
+        (cd tests/deploy && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 static_analysis() { # cppcheck over the sources; any finding fails
@@ -71,7 +73,7 @@ clang_tidy() { # .clang-tidy's checks over the sources, on the dev build's comma
 step "format" format_check
 step "cppcheck" static_analysis
 step "bench/ablation.patch applies" ablation_applies
-step "npm ci (MCP SDK client)" npm_install
+step "npm ci (MCP SDK client, Kubernetes models)" npm_install
 step "build (gcc, -Werror)" configure_build build/dev gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSH_VALGRIND=ON
 step "glibc symbol versions (<= 2.34)" scripts/check_glibc.sh build/dev
 step "clang-tidy" clang_tidy

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CLI and MCP smoke inside a root directory: a run, a timeout, a PTY
 # run (refused while the root has no /dev, then with a devpts mounted for
-# it), --sandbox, bsh doctor and an MCP tools/call; as root and as an
+# it), --sandbox, bsh doctor and an MCP tools/call (stdio and HTTP); as root and as an
 # unprivileged user (uid 65534). Needs root, for chroot and mount.
 # Usage: tests/package/smoke_root.sh ROOT [BSH_IN_ROOT (default /bin/bsh)]
 set -uo pipefail
@@ -40,6 +40,31 @@ mcp_call() { # one initialize and one tools/call through `bsh mcp` on stdio
     *'"id":2'*'from-mcp 42'*) pass "MCP tools/call" ;;
     *) fail "MCP tools/call: reply '$reply'" ;;
     esac
+}
+
+http_call() { # `bsh mcp --listen` in the root, reached from outside with curl, then drained
+    local log=/tmp/smoke-http.$$ url= out rc
+    # A simple command, so that $! is bsh itself (env and chroot exec).
+    env -i PATH=/bin:/usr/bin HOME=/work "$chroot" $userspec "$root" \
+        "$bsh" mcp --listen 127.0.0.1:0 -C /work 2>"$log" &
+    local pid=$!
+    for _ in $(seq 100); do
+        url=$(sed -n 's/.* on \(http:[^ ]*\) .*/\1/p' "$log")
+        [ -n "$url" ] && break
+        sleep 0.05
+    done
+    out=$(curl -s -m 10 "$url" -H 'Content-Type: application/json' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: bash_run' \
+        -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo from-http $((6*7))"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
+    kill -TERM "$pid"
+    wait "$pid"
+    rc=$?
+    case $out in
+    *'from-http 42'*) [ "$rc" = 0 ] && pass "MCP over HTTP (--listen), drained with exit 0" ||
+        fail "MCP over HTTP: the drain ended with $rc" ;;
+    *) fail "MCP over HTTP at '$url': reply '$out', log '$(cat "$log")'" ;;
+    esac
+    rm -f "$log"
 }
 
 pty_run() { # a PTY run needs /dev/ptmx and /dev/pts: a devpts of its own, in a mount namespace
@@ -86,6 +111,7 @@ smoke() {
     *) fail "bsh doctor said: $out" ;;
     esac
     mcp_call
+    http_call
     pty_run
 }
 
