@@ -18,7 +18,14 @@ async function server(args, opts) {
   servers.push(s);
   return s;
 }
-after(async () => { for (const s of servers) await s.stop(); });
+// Every server drains and exits 0 at the end, and its stderr shows no
+// sanitizer report (the tests also run against the ASan+UBSan builds).
+after(async () => {
+  for (const s of servers) {
+    assert.equal(await s.stop(), 0, s.stderr());
+    assert.doesNotMatch(s.stderr(), /Sanitizer|runtime error/);
+  }
+});
 
 function legacyCall(id, name, args, extra = {}) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra } };
