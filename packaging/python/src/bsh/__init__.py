@@ -24,6 +24,9 @@ This package carries the static bsh binary and a typed client:
     with bsh.Server() as server:                   # held runs (bsh mcp)
         run = server.start("sleep 5; echo done")
         print(run.output(wait_ms=10_000).text)
+
+    with bsh.Server(url="http://127.0.0.1:8080/mcp", token=t) as server:
+        ...                                        # bsh mcp --listen, over HTTP
 """
 from ._binary import binary
 from ._errors import BinaryNotFound, Error, GuardError, RunError, ServerDied, ToolError
