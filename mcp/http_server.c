@@ -10,6 +10,7 @@
 #include "rpc.h"
 #include "server.h"
 
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -24,6 +25,8 @@
 #define OVERFLOW_CONNECTIONS 64
 /* How often the clients' deadlines and the kept streams are looked at. */
 #define SWEEP_MS 250.0
+/* A quiet event stream gets a comment this often. */
+#define KEEPALIVE_MS 15000.0
 /* What Retry-After says, in seconds. */
 #define RETRY_AFTER "1"
 
@@ -48,8 +51,11 @@ struct exchange {
     size_t len, cap;
     bool answered;  /* a response is queued */
     bool suspended; /* waits for its stream */
-    bool counted;   /* in hs->answering */
-    bool too_large; /* the body went past the bound: 413 at its end */
+    bool streaming; /* its answer is an event stream */
+    bool keepalive; /* a comment is due, to find out if the client is there */
+    double suspended_ms; /* since when it waits */
+    bool counted;        /* in hs->answering */
+    bool too_large;      /* the body went past the bound: 413 at its end */
     bool sse_ok;
     bool modern;
     struct stream *stream; /* what answers it */
@@ -356,6 +362,7 @@ static void suspend(struct exchange *ex)
     if (!ex->suspended) {
         MHD_suspend_connection(ex->conn);
         ex->suspended = true;
+        ex->suspended_ms = mono_ms();
     }
 }
 
@@ -380,6 +387,15 @@ static ssize_t read_events(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     struct exchange *ex = cls;
+    if (ex->keepalive) {
+        static const char comment[] = ": keep-alive\n\n";
+        ex->keepalive = false;
+        if (max >= sizeof(comment) - 1 &&
+            (ex->chunk == NULL || ex->chunk_off == ex->chunk_len)) {
+            memcpy(buf, comment, sizeof(comment) - 1);
+            return (ssize_t)(sizeof(comment) - 1);
+        }
+    }
     for (;;) {
         if (ex->chunk != NULL && ex->chunk_off < ex->chunk_len) {
             size_t n = ex->chunk_len - ex->chunk_off;
@@ -446,6 +462,7 @@ static enum MHD_Result answer_events(struct exchange *ex)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
                             "no-cache, no-transform");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    ex->streaming = true;
     if (ex->made != NULL)
         MHD_add_response_header(r, "Mcp-Session-Id", ex->made->session);
     enum MHD_Result ok = MHD_queue_response(ex->conn, MHD_HTTP_OK, r);
@@ -803,6 +820,33 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 
 /* ---- the transport the server loop sees --------------------------------- */
 
+/* Whether the client of `ex` has closed its side (or its socket failed). */
+static bool client_left(const struct exchange *ex)
+{
+    char c;
+    int fd = ex->client != NULL ? ex->client->fd : -1;
+    ssize_t n = fd >= 0 ? recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) : 1;
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* An event stream that has been quiet KEEPALIVE_MS gets a comment, so that
+ * proxies keep it open; one whose client has left is shut, so that its
+ * connection (and fd) is let go rather than held for an event that may
+ * never come. */
+static void keep_alive(struct owner *o, double now)
+{
+    for (struct stream *s = o->streams; s != NULL; s = s->next) {
+        struct exchange *ex = s->reader;
+        if (ex == NULL || !ex->streaming || !ex->suspended ||
+            now - ex->suspended_ms < KEEPALIVE_MS)
+            continue;
+        if (client_left(ex))
+            shutdown(ex->client->fd, SHUT_RDWR); /* the write then fails */
+        ex->keepalive = true;
+        exchange_wake(ex);
+    }
+}
+
 /* Drops the clients that have not sent a whole request in time (408
  * where it can still be said), and the streams kept past their time. */
 static void sweep(struct http_server *hs)
@@ -821,8 +865,10 @@ static void sweep(struct http_server *hs)
             shutdown(cl->fd, SHUT_RDWR);
             cl->deadline_ms = -1;
         }
-    for (struct owner *o = hs->owners; o != NULL; o = o->next)
+    for (struct owner *o = hs->owners; o != NULL; o = o->next) {
         owner_sweep(o, now);
+        keep_alive(o, now);
+    }
 }
 
 static struct http_server *hs_of(struct transport *t)

@@ -402,3 +402,32 @@ for (const [name, mode, version] of [
     await client.close();
   });
 }
+
+test('a quiet GET stream gets keep-alive comments; one whose client left is let go', async () => {
+  const s = await server();
+  const sid = await openSession(s.url);
+  const net = await import('node:net');
+  const { port } = new URL(s.base);
+  const a = net.connect(Number(port), '127.0.0.1');
+  let seen = '';
+  a.on('data', (d) => { seen += d; });
+  a.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n\r\n`);
+  const t0 = Date.now();
+  while (!seen.includes(': keep-alive') && Date.now() - t0 < 20000)
+    await new Promise((r) => setTimeout(r, 200));
+  assert.match(seen, /^HTTP\/1\.1 200/);
+  assert.match(seen, /: keep-alive\n\n/);
+  a.destroy(); // gone without a word: the next comment finds it out
+  let status = 0;
+  const t1 = Date.now();
+  while (Date.now() - t1 < 25000) {
+    const ctl = new AbortController();
+    const r = await fetch(s.url, { signal: ctl.signal,
+      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sid } });
+    status = r.status;
+    ctl.abort();
+    if (status === 200) break;
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  assert.equal(status, 200, 'the stream of the client that left was let go');
+});
