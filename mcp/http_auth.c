@@ -16,6 +16,12 @@ static bool add_token(struct tokens *t, const char *line, size_t len)
 {
     while (len > 0 && isspace((unsigned char)line[len - 1]))
         len--;
+    /* Leading whitespace too: HTTP strips it from the header, so a token
+     * that kept it could never be sent. */
+    while (len > 0 && isspace((unsigned char)*line)) {
+        line++;
+        len--;
+    }
     if (len == 0)
         return true;
     char **grown = realloc(t->list, (t->count + 1) * sizeof(*grown));

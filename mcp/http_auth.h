@@ -15,8 +15,8 @@ struct tokens {
     size_t count;
 };
 
-/* Reads `path`: one token per line, blank lines skipped, trailing
- * whitespace stripped. False with the reason (naming the file) in `why`
+/* Reads `path`: one token per line, blank lines skipped, whitespace
+ * around a token stripped. False with the reason (naming the file) in `why`
  * when it is missing or unreadable, holds no token, or its group or
  * others can read it. */
 bool tokens_load(struct tokens *t, const char *path, char *why,

@@ -146,13 +146,26 @@ static const char *check_one(header_fn header, void *ctx, const char *name,
 }
 
 /* The body value Mcp-Name mirrors for `method`, or NULL. */
-static const char *name_of(const char *method, json_t *params)
+static json_t *name_of(const char *method, json_t *params)
 {
     if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
-        return json_string_value(json_object_get(params, "name"));
+        return json_object_get(params, "name");
     if (strcmp(method, "resources/read") == 0)
-        return json_string_value(json_object_get(params, "uri"));
+        return json_object_get(params, "uri");
     return NULL;
+}
+
+/* check_one() for a string of the body: one that holds a NUL matches no
+ * header (a header cannot carry it, and C would compare only up to it). */
+static const char *check_string(header_fn header, void *ctx, const char *name,
+                                json_t *want, char *buf, size_t size)
+{
+    const char *text = json_string_value(want);
+    if (text != NULL && strlen(text) == json_string_length(want))
+        return check_one(header, ctx, name, text, buf, size);
+    snprintf(buf, size,
+             "Header mismatch: the body's value for %s holds a NUL byte", name);
+    return buf;
 }
 
 const char *modern_headers_mismatch(json_t *msg, header_fn header, void *ctx,
@@ -167,14 +180,13 @@ const char *modern_headers_mismatch(json_t *msg, header_fn header, void *ctx,
             check_one(header, ctx, "MCP-Protocol-Version", version, buf, size);
     if (why == NULL && method != NULL && json_object_get(msg, "id") != NULL)
         why = check_one(header, ctx, "Mcp-Method", method, buf, size);
-    const char *name = method != NULL ? name_of(method, params) : NULL;
-    if (why == NULL && name != NULL)
-        why = check_one(header, ctx, "Mcp-Name", name, buf, size);
+    json_t *name = method != NULL ? name_of(method, params) : NULL;
+    if (why == NULL && json_is_string(name))
+        why = check_string(header, ctx, "Mcp-Name", name, buf, size);
     json_t *run_id =
         json_object_get(json_object_get(params, "arguments"), "run_id");
     if (why == NULL && method != NULL && strcmp(method, "tools/call") == 0 &&
         json_is_string(run_id))
-        why = check_one(header, ctx, "Mcp-Param-Run-Id",
-                        json_string_value(run_id), buf, size);
+        why = check_string(header, ctx, "Mcp-Param-Run-Id", run_id, buf, size);
     return why;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
@@ -267,29 +268,100 @@ static enum MHD_Result too_large(struct exchange *ex)
                        NULL, NULL);
 }
 
-static enum MHD_Result add_header_size(void *cls, enum MHD_ValueKind kind,
-                                       const char *key, const char *value)
+/* What one pass over a request's headers finds. */
+struct head_facts {
+    const struct http_server *hs;
+    size_t size;            /* bytes, as sent (roughly) */
+    bool foreign_origin;    /* an Origin header that is not allowed */
+    const char *length;     /* the first Content-Length */
+    bool lengths_differ;    /* a second Content-Length says otherwise */
+    bool transfer_encoding; /* a Transfer-Encoding header */
+};
+
+static enum MHD_Result look_at_header(void *cls, enum MHD_ValueKind kind,
+                                      const char *key, const char *value)
 {
     (void)kind;
-    *(size_t *)cls += strlen(key) + (value != NULL ? strlen(value) : 0) + 4;
+    struct head_facts *f = cls;
+    value = value != NULL ? value : "";
+    f->size += strlen(key) + strlen(value) + 4;
+    if (strcasecmp(key, "Origin") == 0 &&
+        !origin_allowed(value, (const char *const *)f->hs->opts->allow_origins,
+                        f->hs->opts->allow_origin_count))
+        f->foreign_origin = true; /* every Origin counts, not the first */
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        if (f->length != NULL && strcmp(f->length, value) != 0)
+            f->lengths_differ = true;
+        f->length = value;
+    }
+    if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+        f->transfer_encoding = true;
     return MHD_YES;
 }
 
-/* Whether the request's head is over --max-header-bytes. */
-static bool head_too_large(struct exchange *ex, const char *url)
+static struct head_facts look_at_head(struct exchange *ex, const char *url)
 {
-    size_t size = strlen(url) + 16;
-    MHD_get_connection_values(ex->conn, MHD_HEADER_KIND, add_header_size,
-                              &size);
-    return size > ex->hs->opts->max_header_bytes;
+    struct head_facts f = {.hs = ex->hs, .size = strlen(url) + 16};
+    MHD_get_connection_values(ex->conn, MHD_HEADER_KIND, look_at_header, &f);
+    return f;
+}
+
+/* Whether the client of `ex` has closed its side (or its socket failed). */
+static bool client_left(const struct exchange *ex)
+{
+    char c;
+    int fd = ex->client != NULL ? ex->client->fd : -1;
+    ssize_t n = fd >= 0 ? recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) : 1;
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* Shuts the connection of a stream's reader whose client has left, and
+ * wakes it: its next write fails and the library lets it go. True when it
+ * had left. */
+static bool shut_if_left(struct exchange *ex)
+{
+    if (!client_left(ex))
+        return false;
+    shutdown(ex->client->fd, SHUT_RDWR);
+    ex->keepalive = true;
+    exchange_wake(ex);
+    return true;
+}
+
+/* An event stream that has been quiet KEEPALIVE_MS gets a comment, so that
+ * proxies keep it open; one whose client has left is shut, so that its
+ * connection (and fd) is let go rather than held for an event that may
+ * never come. */
+static void keep_alive(struct owner *o, double now, bool all)
+{
+    for (struct stream *s = o->streams; s != NULL; s = s->next) {
+        struct exchange *ex = s->reader;
+        if (ex == NULL || !ex->streaming || !ex->suspended ||
+            (!all && now - ex->suspended_ms < KEEPALIVE_MS))
+            continue;
+        if (!shut_if_left(ex) && !all) {
+            ex->keepalive = true;
+            exchange_wake(ex);
+        }
+    }
 }
 
 /* Whether the request may come in at all: answers it (early) when not. */
 static bool admitted(struct exchange *ex, const char *url)
 {
     struct http_server *hs = ex->hs;
-    if (head_too_large(ex, url)) {
+    struct head_facts head = look_at_head(ex, url);
+    if (head.size > hs->opts->max_header_bytes) {
         queue(ex, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, NULL, "", 0, NULL);
+        return false;
+    }
+    /* Two ways of framing one body is how requests are smuggled past a
+     * proxy: refused, whatever the library would make of it. */
+    if (head.lengths_differ ||
+        (head.length != NULL && head.transfer_encoding)) {
+        rpc_refusal(ex, MHD_HTTP_BAD_REQUEST, RPC_INVALID_REQUEST,
+                    "Bad Request: the body's length is given twice", NULL,
+                    NULL);
         return false;
     }
     if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0) {
@@ -301,6 +373,9 @@ static bool admitted(struct exchange *ex, const char *url)
         return false;
     }
     if (ex->client != NULL && ex->client->over) {
+        /* Make room for the retry: streams whose clients left are shut. */
+        for (struct owner *o = hs->owners; o != NULL; o = o->next)
+            keep_alive(o, mono_ms(), true);
         unavailable(ex, "too many connections: try again");
         return false;
     }
@@ -310,9 +385,7 @@ static bool admitted(struct exchange *ex, const char *url)
         unauthorized(ex);
         return false;
     }
-    if (!origin_allowed(header(ex, "Origin"),
-                        (const char *const *)hs->opts->allow_origins,
-                        hs->opts->allow_origin_count)) {
+    if (head.foreign_origin) {
         rpc_refusal(ex, MHD_HTTP_FORBIDDEN, RPC_SERVER_BUSY,
                     "Forbidden: this Origin may not use the server", NULL,
                     NULL);
@@ -638,12 +711,20 @@ static enum MHD_Result handle_get(struct exchange *ex)
     if (last != NULL && s == NULL)
         return no_session(ex);
     if (s == NULL) {
-        for (struct stream *t = o->streams; t != NULL; t = t->next)
-            if (t->request_id == NULL && t->reader != NULL && !t->ended)
-                return rpc_refusal(ex, MHD_HTTP_CONFLICT, RPC_SERVER_BUSY,
-                                   "Conflict: Only one SSE stream is allowed "
-                                   "per session",
-                                   json_null(), NULL);
+        for (struct stream *t = o->streams; t != NULL; t = t->next) {
+            if (t->request_id != NULL || t->reader == NULL || t->ended)
+                continue;
+            /* A client that reconnects after losing its stream: the old
+             * connection is shut and its stream ended. */
+            if (shut_if_left(t->reader)) {
+                stream_end(t);
+                continue;
+            }
+            return rpc_refusal(ex, MHD_HTTP_CONFLICT, RPC_SERVER_BUSY,
+                               "Conflict: Only one SSE stream is allowed "
+                               "per session",
+                               json_null(), NULL);
+        }
         if ((s = stream_new(o, NULL, NULL, true)) == NULL)
             return unavailable(ex, "out of memory");
     } else if (s->reader != NULL) {
@@ -820,33 +901,6 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 
 /* ---- the transport the server loop sees --------------------------------- */
 
-/* Whether the client of `ex` has closed its side (or its socket failed). */
-static bool client_left(const struct exchange *ex)
-{
-    char c;
-    int fd = ex->client != NULL ? ex->client->fd : -1;
-    ssize_t n = fd >= 0 ? recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) : 1;
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
-}
-
-/* An event stream that has been quiet KEEPALIVE_MS gets a comment, so that
- * proxies keep it open; one whose client has left is shut, so that its
- * connection (and fd) is let go rather than held for an event that may
- * never come. */
-static void keep_alive(struct owner *o, double now)
-{
-    for (struct stream *s = o->streams; s != NULL; s = s->next) {
-        struct exchange *ex = s->reader;
-        if (ex == NULL || !ex->streaming || !ex->suspended ||
-            now - ex->suspended_ms < KEEPALIVE_MS)
-            continue;
-        if (client_left(ex))
-            shutdown(ex->client->fd, SHUT_RDWR); /* the write then fails */
-        ex->keepalive = true;
-        exchange_wake(ex);
-    }
-}
-
 /* Drops the clients that have not sent a whole request in time (408
  * where it can still be said), and the streams kept past their time. */
 static void sweep(struct http_server *hs)
@@ -867,7 +921,7 @@ static void sweep(struct http_server *hs)
         }
     for (struct owner *o = hs->owners; o != NULL; o = o->next) {
         owner_sweep(o, now);
-        keep_alive(o, now);
+        keep_alive(o, now, false);
     }
 }
 

@@ -297,7 +297,7 @@ test('probes: /healthz and /readyz; readyz is 503 at --max-runs', async () => {
   assert.equal((await full.json()).runs, 1);
 });
 
-test('SIGTERM drains: the call in flight gets its end, new requests 503, exit 0', async () => {
+test('SIGTERM drains: the call in flight gets its end, exit 0', async () => {
   const s = await startServer(['--drain-timeout', '5000']);
   const sid = await openSession(s.url);
   const h = { 'Mcp-Session-Id': sid };
@@ -430,4 +430,64 @@ test('a quiet GET stream gets keep-alive comments; one whose client left is let 
     await new Promise((res) => setTimeout(res, 500));
   }
   assert.equal(status, 200, 'the stream of the client that left was let go');
+});
+
+test('hostile heads: every Origin is checked, a body framed twice is refused', async () => {
+  const s = await server();
+  const head = (extra) => rawExchange(s.base,
+    `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}`
+    + 'Content-Length: 2\r\n\r\n{}', 3000);
+  assert.match((await head('Origin: http://localhost\r\nOrigin: http://evil.example\r\n')).got,
+    /^HTTP\/1\.1 403/);
+  assert.match((await head('Origin: http://evil.example\r\nOrigin: http://localhost\r\n')).got,
+    /^HTTP\/1\.1 403/);
+  assert.match((await head('Transfer-Encoding: chunked\r\n')).got, /^HTTP\/1\.1 400/);
+  assert.match((await head('Content-Length: 5\r\n')).got, /^HTTP\/1\.1 400/);
+  // A body value with a NUL matches no header value (C strings stop at it).
+  const [status, msg] = await modern(s.url, modernCall(1, 'bash_output', { run_id: 'r1\u0000x' }),
+    { 'Mcp-Param-Run-Id': 'r1' });
+  assert.equal(status, 400);
+  assert.equal(msg.error.code, -32020);
+});
+
+test('a client that reconnects its GET stream after losing it is not refused', async () => {
+  const s = await server();
+  const sid = await openSession(s.url);
+  const net = await import('node:net');
+  const { port } = new URL(s.base);
+  const a = net.connect(Number(port), '127.0.0.1');
+  let seen = '';
+  a.on('data', (d) => { seen += d; });
+  a.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n\r\n`);
+  while (!seen.includes('200 OK')) await new Promise((r) => setTimeout(r, 20));
+  a.destroy();
+  await new Promise((r) => setTimeout(r, 100));
+  const ctl = new AbortController();
+  const again = await fetch(s.url, { signal: ctl.signal,
+    headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sid } });
+  assert.equal(again.status, 200);
+  ctl.abort();
+});
+
+test('during the drain new requests get 503 with Retry-After; readyz says draining', async () => {
+  const s = await startServer(['--grace', '2000', '--drain-timeout', '8000']);
+  const sid = await openSession(s.url);
+  const pidFile = join(dir, 'stubborn.pid');
+  const inFlight = post(s.url, legacyCall(1, 'bash_run',
+    { command: `trap '' TERM; echo $$ > ${pidFile}; sleep 60` }), { 'Mcp-Session-Id': sid })
+    .then(answerOf);
+  const pid = await waitForNumber(pidFile);
+  s.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  const late = await post(s.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'Mcp-Session-Id': sid });
+  assert.equal(late.status, 503);
+  assert.equal(late.headers.get('retry-after'), '1');
+  const ready = await fetch(`${s.base}/readyz`);
+  assert.equal(ready.status, 503);
+  assert.equal((await ready.json()).draining, true);
+  assert.equal((await fetch(`${s.base}/healthz`)).status, 200);
+  const answer = await inFlight;
+  assert.equal(answer.result.structuredContent.signal, 9, 'killed after the grace');
+  assert.ok(await gone(pid));
+  assert.equal(await s.exited, 0);
 });
