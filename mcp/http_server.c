@@ -54,6 +54,7 @@ struct exchange {
     bool suspended; /* waits for its stream */
     bool streaming; /* its answer is an event stream */
     bool keepalive; /* a comment is due, to find out if the client is there */
+    bool gone;      /* its client left while it waited: close it */
     double suspended_ms; /* since when it waits */
     bool counted;        /* in hs->answering */
     bool too_large;      /* the body went past the bound: 413 at its end */
@@ -80,7 +81,8 @@ struct http_server {
     struct client *clients;
     unsigned nclients;
     unsigned answering; /* requests being answered (or waiting to be) */
-    bool woken; /* a suspended connection was resumed: run the library */
+    bool woken;   /* a suspended connection was resumed: run the library */
+    bool closing; /* the spaces are gone: nothing may reach them */
     bool draining;
     double drain_until_ms, next_sweep_ms;
 };
@@ -102,6 +104,8 @@ static enum MHD_Result queue(struct exchange *ex, unsigned status,
     enum MHD_Result ok = MHD_queue_response(ex->conn, status, r);
     MHD_destroy_response(r);
     ex->answered = true;
+    if (ex->client != NULL) /* answered: no 408 may cut into it */
+        ex->client->deadline_ms = -1;
     return ok;
 }
 
@@ -207,9 +211,11 @@ static bool owner_idle(const struct owner *o)
 static struct owner *new_session(struct http_server *hs, int token)
 {
     if (hs->sessions >= (int)hs->opts->max_connections) {
+        /* Only a session of the same token makes room: one tenant never
+         * ends another's. */
         struct owner *oldest = NULL;
         for (struct owner *o = hs->owners; o != NULL; o = o->next)
-            if (o->session[0] != '\0' && owner_idle(o) &&
+            if (o->session[0] != '\0' && o->token == token && owner_idle(o) &&
                 (oldest == NULL || o->used_ms < oldest->used_ms))
                 oldest = o;
         if (oldest == NULL)
@@ -336,10 +342,20 @@ static void keep_alive(struct owner *o, double now, bool all)
 {
     for (struct stream *s = o->streams; s != NULL; s = s->next) {
         struct exchange *ex = s->reader;
-        if (ex == NULL || !ex->streaming || !ex->suspended ||
+        if (ex == NULL || !ex->suspended ||
             (!all && now - ex->suspended_ms < KEEPALIVE_MS))
             continue;
-        if (!shut_if_left(ex) && !all) {
+        if (!ex->streaming) {
+            /* A request waiting for its answer: the library does not see
+             * its client leave; the call goes on, the connection goes. */
+            ex->suspended_ms = now;
+            if (client_left(ex)) {
+                s->reader = NULL;
+                ex->stream = NULL;
+                ex->gone = true;
+                exchange_wake(ex);
+            }
+        } else if (!shut_if_left(ex) && !all) {
             ex->keepalive = true;
             exchange_wake(ex);
         }
@@ -392,10 +408,9 @@ static bool admitted(struct exchange *ex, const char *url)
         return false;
     }
     if (strcmp(url, "/mcp") != 0) {
-        queue(ex, MHD_HTTP_NOT_FOUND, "text/plain",
-              "not found: the MCP "
-              "endpoint is /mcp\n",
-              34, NULL);
+        static const char not_found[] = "not found: the MCP endpoint is /mcp\n";
+        queue(ex, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+              sizeof(not_found) - 1, NULL);
         return false;
     }
     return true;
@@ -555,6 +570,13 @@ static enum MHD_Result answer_from_stream(struct exchange *ex)
                            json_null(), NULL);
     if (stream_is_one_answer(s))
         return answer_json(ex, s);
+    if (s->ended && s->request_id != NULL && s->next_seq == 0) {
+        /* Cancelled: no answer will come. */
+        s->reader = NULL;
+        ex->stream = NULL;
+        stream_free(s);
+        return queue(ex, MHD_HTTP_NO_CONTENT, NULL, "", 0, NULL);
+    }
     if (s->request_id == NULL || (s->sse_ok && s->next_seq > s->first_seq))
         return answer_events(ex);
     suspend(ex);
@@ -637,6 +659,57 @@ static struct owner *modern_owner(struct exchange *ex, json_t *msg)
     return o;
 }
 
+/* Hands `msg` to the space of `o` as JSON text. */
+static void hand_over(struct owner *o, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (text == NULL) {
+        mcp_log("out of memory: a request over HTTP is lost");
+        return;
+    }
+    space_message(o->space, text, strlen(text));
+    free(text);
+}
+
+/* A notification or a reply of the client: 202. A cancellation names the
+ * client's id, which the space does not know: it is given the request's
+ * number (or dropped when no request of this owner has that id), and the
+ * request's stream ends, unanswered, as the call was dropped. */
+static enum MHD_Result take_notification(struct exchange *ex, struct owner *o,
+                                         json_t *msg)
+{
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    if (method != NULL && strcmp(method, "notifications/cancelled") == 0) {
+        struct stream *cancelled = stream_rename_cancel(o, msg);
+        if (cancelled != NULL) {
+            hand_over(o, msg);
+            if (!cancelled->ended)
+                stream_end(cancelled);
+        }
+    } else {
+        space_message(o->space, ex->body, ex->len);
+    }
+    server_wake(ex->hs->sv);
+    return queue(ex, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
+}
+
+/* A request: a stream for its answer, then the space. */
+static enum MHD_Result take_request(struct exchange *ex, struct owner *o,
+                                    json_t *msg)
+{
+    struct stream *s = stream_new(o, json_object_get(msg, "id"),
+                                  json_object_get(msg, "params"), ex->sse_ok);
+    if (s == NULL)
+        return unavailable(ex, "out of memory");
+    attach(ex, s, 0);
+    stream_rename_request(s, msg);
+    o->current = s;
+    hand_over(o, msg);
+    o->current = NULL;
+    server_wake(ex->hs->sv);
+    return answer_from_stream(ex);
+}
+
 static enum MHD_Result handle_post(struct exchange *ex)
 {
     json_error_t jerr;
@@ -666,22 +739,11 @@ static enum MHD_Result handle_post(struct exchange *ex)
     }
     o->used_ms = mono_ms();
     json_t *id = json_object_get(msg, "id");
-    if (method == NULL || id == NULL) { /* a notification or a reply */
-        space_message(o->space, ex->body, ex->len);
-        server_wake(ex->hs->sv);
-        json_decref(msg);
-        return queue(ex, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
-    }
-    struct stream *s = stream_new(o, id, params, ex->sse_ok);
+    enum MHD_Result ok = method == NULL || id == NULL
+                             ? take_notification(ex, o, msg)
+                             : take_request(ex, o, msg);
     json_decref(msg);
-    if (s == NULL)
-        return unavailable(ex, "out of memory");
-    attach(ex, s, 0);
-    o->current = s;
-    space_message(o->space, ex->body, ex->len);
-    o->current = NULL;
-    server_wake(ex->hs->sv);
-    return answer_from_stream(ex);
+    return ok;
 }
 
 /* GET: the owner's own stream, or (Last-Event-ID) the rest of one. */
@@ -830,10 +892,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
         return MHD_YES;
     if (ex->too_large)
         return too_large(ex);
+    if (ex->gone)
+        return MHD_NO; /* the library closes the connection */
     if (ex->stream != NULL || ex->counted)
         return answer_from_stream(ex);
     if (ex->kind == EX_PROBE)
         return answer_probe(ex, url);
+    /* A request whose head came before the drain, its body after. */
+    if (ex->hs->draining || ex->hs->closing)
+        return unavailable(ex, "the server is shutting down");
     if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
         return handle_post(ex);
     if (strcmp(method, MHD_HTTP_METHOD_GET) == 0)
@@ -997,19 +1064,22 @@ static void http_drain(struct transport *t)
 static void http_close(struct transport *t)
 {
     struct http_server *hs = hs_of(t);
-    /* Every suspended connection must be resumed before the stop. */
+    /* The streams go (their readers are resumed); the stop then closes
+     * every connection, suspended ones included, and the listening socket:
+     * no request is served any more, none can start a run. */
+    hs->closing = true;
     while (hs->owners != NULL) {
         struct owner *o = hs->owners;
         hs->owners = o->next;
         owner_end(o);
         free(o); /* its space was dropped by the server loop */
     }
-    if (hs->d != NULL) {
-        MHD_run(hs->d);
+    if (hs->d != NULL)
         MHD_stop_daemon(hs->d);
-    }
-    if (hs->listen_fd >= 0)
-        listen_close(hs->listen_fd, hs->opts->listen);
+    else if (hs->listen_fd >= 0)
+        close(hs->listen_fd);
+    if (hs->opts->listen != NULL)
+        listen_close(-1, hs->opts->listen); /* a unix socket's file */
     tokens_free(&hs->tokens);
     free(hs);
 }
@@ -1072,7 +1142,13 @@ static bool start_daemon(struct http_server *hs, char *why, size_t why_size)
     const union MHD_DaemonInfo *info =
         MHD_get_daemon_info(hs->d, MHD_DAEMON_INFO_EPOLL_FD);
     hs->epoll_fd = info != NULL ? info->epoll_fd : -1;
-    return hs->epoll_fd >= 0;
+    if (hs->epoll_fd >= 0)
+        return true;
+    snprintf(why, why_size, "the HTTP library has no epoll fd to poll");
+    MHD_stop_daemon(hs->d); /* it closed the listening socket */
+    hs->d = NULL;
+    hs->listen_fd = -1;
+    return false;
 }
 
 struct transport *http_open(const struct mcp_config *cfg, struct server *sv,

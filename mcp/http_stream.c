@@ -148,23 +148,41 @@ static void add_event(struct stream *s, const char *text, size_t len)
         exchange_wake(s->reader);
 }
 
-/* The stream still going that a notification about `token` belongs to. */
-static struct stream *stream_of_progress(struct owner *o, json_t *token)
+/* The request stream still going whose number is `key` (the id or the
+ * progress token the space was given for it), or NULL. */
+static struct stream *stream_of_key(struct owner *o, json_t *key)
 {
-    for (struct stream *s = o->streams; token != NULL && s != NULL; s = s->next)
-        if (!s->ended && s->progress_token != NULL &&
-            json_equal(s->progress_token, token))
+    for (struct stream *s = o->streams; json_is_integer(key) && s != NULL;
+         s = s->next)
+        if (!s->ended && s->request_id != NULL &&
+            (json_int_t)s->number == json_integer_value(key))
             return s;
     return NULL;
 }
 
-/* The stream still going that answers request `id`. */
-static struct stream *stream_of_request(struct owner *o, json_t *id)
+void stream_rename_request(const struct stream *s, json_t *msg)
 {
-    for (struct stream *s = o->streams; s != NULL; s = s->next)
-        if (!s->ended && s->request_id != NULL && json_equal(s->request_id, id))
-            return s;
-    return NULL;
+    json_object_set_new(msg, "id", json_integer((json_int_t)s->number));
+    json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
+    if (s->progress_token != NULL)
+        json_object_set_new(meta, "progressToken",
+                            json_integer((json_int_t)s->number));
+}
+
+struct stream *stream_rename_cancel(struct owner *o, json_t *msg)
+{
+    json_t *params = json_object_get(msg, "params");
+    json_t *asked = json_object_get(params, "requestId");
+    struct stream *found = NULL; /* the newest: the list is newest first */
+    for (struct stream *s = o->streams; asked != NULL && s != NULL && !found;
+         s = s->next)
+        if (!s->ended && s->request_id != NULL &&
+            json_equal(s->request_id, asked))
+            found = s;
+    if (found != NULL)
+        json_object_set_new(params, "requestId",
+                            json_integer((json_int_t)found->number));
+    return found;
 }
 
 /* The owner's own stream (GET) that is going, or NULL. */
@@ -179,19 +197,28 @@ static struct stream *own_stream(struct owner *o)
 /* Where a message of the space goes: a reply to the stream of its
  * request (one without an id: to the request being handled), a
  * notification to the stream of the request it is about or to the
- * owner's own; NULL: nowhere (the client no longer waits for it). */
+ * owner's own; NULL: nowhere (the client no longer waits for it). The
+ * space knows each request by its stream's number (stream_rename_
+ * request()): the client's own id and progress token are put back. */
 static struct stream *route(struct owner *o, json_t *msg, bool *answer)
 {
     json_t *method = json_object_get(msg, "method");
     *answer = method == NULL;
     if (*answer) {
         json_t *id = json_object_get(msg, "id");
-        return id != NULL ? stream_of_request(o, id) : o->current;
+        struct stream *s = id != NULL ? stream_of_key(o, id) : o->current;
+        if (s != NULL && id != NULL)
+            json_object_set(msg, "id", s->request_id);
+        return s;
     }
     json_t *params = json_object_get(msg, "params");
     struct stream *s =
-        stream_of_progress(o, json_object_get(params, "progressToken"));
-    return s != NULL ? s : own_stream(o);
+        stream_of_key(o, json_object_get(params, "progressToken"));
+    if (s != NULL && s->progress_token != NULL) {
+        json_object_set(params, "progressToken", s->progress_token);
+        return s;
+    }
+    return own_stream(o);
 }
 
 /* The outbox's send: each message onto its stream. */
@@ -203,12 +230,13 @@ static void outbox_send(struct transport *t, char *text, size_t len,
     json_t *msg = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
     bool answer = false;
     struct stream *s = msg != NULL ? route(o, msg, &answer) : NULL;
+    char *out = s != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
     json_decref(msg);
-    if (s == NULL ||
-        (!answer && (!s->sse_ok || (droppable && s->bytes > STREAM_BYTES_MAX))))
-        return;
-    add_event(s, text, len);
-    if (answer && s->request_id != NULL)
+    if (out != NULL &&
+        (answer || (s->sse_ok && !(droppable && s->bytes > STREAM_BYTES_MAX))))
+        add_event(s, out, strlen(out));
+    free(out);
+    if (s != NULL && answer && s->request_id != NULL)
         stream_end(s);
 }
 

@@ -68,6 +68,17 @@ void owner_init(struct owner *o, uint64_t *next_stream);
 struct stream *stream_new(struct owner *o, json_t *request, json_t *params,
                           bool sse_ok);
 
+/* The space knows a request by its stream's number, never by the client's
+ * id (clients of one token share a space, and their ids collide): puts
+ * that number into request `msg` as its id, and as its progress token
+ * when it has one. Replies are given the client's back on their way out. */
+void stream_rename_request(const struct stream *s, json_t *msg);
+
+/* For notifications/cancelled `msg`: the newest request stream of `o` still
+ * going whose client id is the requestId, which is replaced by the
+ * stream's number; NULL (and `msg` unchanged) when there is none. */
+struct stream *stream_rename_cancel(struct owner *o, json_t *msg);
+
 /* The stream of `o` that the event id `last` ("N-S") names, or NULL. */
 struct stream *stream_find(struct owner *o, const char *last,
                            uint64_t *next_seq);

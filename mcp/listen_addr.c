@@ -117,9 +117,14 @@ static int open_unix(const char *path, char *why, size_t why_size)
     }
     if (stale_socket(&a))
         unlink(path);
-    /* Only its owner may connect: a unix socket goes without a token. */
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-        chmod(path, 0600) < 0 || listen(fd, BACKLOG) < 0) {
+    /* Only its owner may connect (a unix socket goes without a token): the
+     * socket is made 0600, not chmod'ed after, when another user could
+     * already have connected. The umask is the process's, which the server
+     * owns; nothing else runs while it is changed. */
+    mode_t was = umask(0177);
+    int bound = bind(fd, (struct sockaddr *)&a, sizeof(a));
+    umask(was);
+    if (bound < 0 || listen(fd, BACKLOG) < 0) {
         snprintf(why, why_size, "--listen unix:%.200s: %s", path,
                  strerror(errno));
         close(fd);

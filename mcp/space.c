@@ -86,7 +86,7 @@ static void serve(struct mcp_space *s, const char *method, json_t *id,
             tool_call(&s->runs, &s->calls, id, params, modern);
     } else if (strncmp(method, "tasks/", 6) == 0 && request) {
         task_request(&s->runs, method, id, params, modern);
-    } else if (strcmp(method, "notifications/cancelled") == 0) {
+    } else if (strcmp(method, "notifications/cancelled") == 0 && !request) {
         call_cancel(&s->calls, json_object_get(params, "requestId"));
         sessions_cancel(&s->runs.sessions,
                         json_object_get(params, "requestId"));

@@ -491,3 +491,36 @@ test('during the drain new requests get 503 with Retry-After; readyz says draini
   assert.ok(await gone(pid));
   assert.equal(await s.exited, 0);
 });
+
+test('clients of one token that use the same ids each get their own answers', async () => {
+  const s = await server();
+  const call = (command, token) => modern(s.url, {
+    jsonrpc: '2.0', id: 1, method: 'tools/call',
+    params: { name: 'bash_run', arguments: { command }, _meta: { ...META, progressToken: token } },
+  });
+  const [a, b] = await Promise.all([call('sleep 1; echo from-a', 1), call('sleep 0.2; echo from-b', 1)]);
+  assert.equal(a[1].id, 1);
+  assert.equal(b[1].id, 1);
+  assert.equal(a[1].result.structuredContent.stdout, 'from-a\n');
+  assert.equal(b[1].result.structuredContent.stdout, 'from-b\n');
+});
+
+test('a cancelled call ends its POST (204) and its run; a request named like a notification is refused', async () => {
+  const s = await server();
+  const sid = await openSession(s.url);
+  const h = { 'Mcp-Session-Id': sid };
+  const pidFile = join(dir, 'cancelled.pid');
+  const t0 = Date.now();
+  const pending = post(s.url, legacyCall(5, 'bash_run', { command: `echo $$ > ${pidFile}; sleep 60` }), h);
+  const pid = await waitForNumber(pidFile);
+  const note = await post(s.url, { jsonrpc: '2.0', method: 'notifications/cancelled',
+    params: { requestId: 5, reason: 'user' } }, h);
+  assert.equal(note.status, 202);
+  const r = await pending;
+  assert.equal(r.status, 204);
+  assert.ok(Date.now() - t0 < 10000);
+  assert.ok(await gone(pid), 'the cancelled call\'s run was killed');
+  const odd = await answerOf(await post(s.url,
+    { jsonrpc: '2.0', id: 6, method: 'notifications/cancelled', params: { requestId: 5 } }, h));
+  assert.equal(odd.error.code, -32601);
+});
