@@ -124,24 +124,19 @@ char *stream_event_text(const struct stream *s, uint64_t *seq, size_t *len)
     return text;
 }
 
-/* Adds a copy of `text` as an event; the oldest goes when the ring is
- * full. */
-static void add_event(struct stream *s, const char *text, size_t len)
+/* Adds `text` (malloc'd, taken) as an event; the oldest goes when the
+ * ring is full. */
+static void add_event(struct stream *s, char *text, size_t len)
 {
-    char *copy = malloc(len + 1);
-    if (copy == NULL) {
-        mcp_log("out of memory: a message to an HTTP client is lost");
-        return;
-    }
-    memcpy(copy, text, len);
-    copy[len] = '\0';
     if (s->next_seq - s->first_seq == STREAM_EVENTS_MAX) {
         struct sse_event *old = &s->events[s->first_seq % STREAM_EVENTS_MAX];
         s->bytes -= old->len;
         free(old->data);
         s->first_seq++;
     }
-    s->events[s->next_seq % STREAM_EVENTS_MAX] = (struct sse_event){copy, len};
+    struct sse_event *e = &s->events[s->next_seq % STREAM_EVENTS_MAX];
+    e->data = text;
+    e->len = len;
     s->next_seq++;
     s->bytes += len;
     if (s->reader != NULL)
@@ -235,7 +230,10 @@ static void outbox_send(struct transport *t, char *text, size_t len,
     if (out != NULL &&
         (answer || (s->sse_ok && !(droppable && s->bytes > STREAM_BYTES_MAX))))
         add_event(s, out, strlen(out));
-    free(out);
+    else
+        free(out);
+    if (s != NULL && out == NULL)
+        mcp_log("out of memory: a message to an HTTP client is lost");
     if (s != NULL && answer && s->request_id != NULL)
         stream_end(s);
 }
