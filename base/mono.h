@@ -59,6 +59,14 @@ static inline bool mono_before(struct timespec a, struct timespec b)
            (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
 
+/* Lowers `*next` to `ms` when `ms` is sooner: both are milliseconds until
+ * something is due, -1 for nothing due. */
+static inline void mono_soonest(double *next, double ms)
+{
+    if (ms >= 0 && (*next < 0 || ms < *next))
+        *next = ms;
+}
+
 /* Now, in milliseconds, for measuring spans. */
 static inline double mono_ms(void)
 {

@@ -156,12 +156,6 @@ static double progress(struct call *c, double now)
     return due - now;
 }
 
-static void soonest(double *next, double ms)
-{
-    if (ms >= 0 && (*next < 0 || ms < *next))
-        *next = ms;
-}
-
 /* Answers a call whose moment has come; else the ms until it may. */
 static double advance_call(struct registry *g, struct call *c, bool *done)
 {
@@ -173,9 +167,9 @@ static double advance_call(struct registry *g, struct call *c, bool *done)
         return -1;
     }
     double next = c->return_at_ms - now;
-    soonest(&next, progress(c, now));
+    mono_soonest(&next, progress(c, now));
     if (c->run->pty && !c->run->ended) /* an input wait shows in time */
-        soonest(&next, RUN_LOOK_MS);
+        mono_soonest(&next, RUN_LOOK_MS);
     return next;
 }
 
@@ -190,7 +184,7 @@ double call_advance(struct registry *g, struct calls *cs)
             *pp = c->next;
             free_call(c);
         } else {
-            soonest(&next, ms);
+            mono_soonest(&next, ms);
             pp = &c->next;
         }
     }

@@ -22,12 +22,24 @@ bool era_modern_supported(const char *version)
     return strcmp(version, ERA_MODERN_VERSION) == 0;
 }
 
+/* The entry of legacy_versions that is `version`, or NULL. */
+static const char *legacy_entry(const char *version)
+{
+    for (size_t i = 0; i < LEGACY_COUNT && version != NULL; i++)
+        if (strcmp(version, legacy_versions[i]) == 0)
+            return legacy_versions[i];
+    return NULL;
+}
+
+bool era_legacy_supported(const char *version)
+{
+    return legacy_entry(version) != NULL;
+}
+
 const char *era_legacy_version(json_t *asked)
 {
-    for (size_t i = 0; i < LEGACY_COUNT && json_is_string(asked); i++)
-        if (strcmp(json_string_value(asked), legacy_versions[i]) == 0)
-            return legacy_versions[i];
-    return legacy_versions[0];
+    const char *known = legacy_entry(json_string_value(asked));
+    return known != NULL ? known : legacy_versions[0];
 }
 
 json_t *era_supported_versions(void)

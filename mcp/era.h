@@ -32,6 +32,9 @@ const char *era_requested_version(json_t *params);
 /* Whether the server speaks `version` in the modern era. */
 bool era_modern_supported(const char *version);
 
+/* Whether `version` is one of the legacy versions the server speaks. */
+bool era_legacy_supported(const char *version);
+
 /* The legacy version that answers a client asking for `asked`: the
  * same when known, else the newest. */
 const char *era_legacy_version(json_t *asked);

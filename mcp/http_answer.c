@@ -4,7 +4,6 @@
  * event-stream answer of a request from its stream (suspending the
  * connection while nothing is there to write), and the probes.
  */
-#include "era.h"
 #include "http_internal.h"
 #include "mono.h"
 #include "rpc.h"
@@ -135,13 +134,10 @@ static ssize_t read_events(void *cls, uint64_t pos, char *buf, size_t max)
     }
 }
 
-/* A modern error's HTTP status (the 2026-07-28 transport's). */
-static unsigned modern_status(const char *answer, size_t len)
+/* The HTTP status of a modern answer with JSON-RPC error `code` (0:
+ * none), as the 2026-07-28 transport says. */
+static unsigned modern_status(json_int_t code)
 {
-    json_t *msg = json_loadb(answer, len, 0, NULL);
-    json_int_t code = json_integer_value(
-        json_object_get(json_object_get(msg, "error"), "code"));
-    json_decref(msg);
     if (code == RPC_METHOD_NOT_FOUND)
         return MHD_HTTP_NOT_FOUND;
     if (code == RPC_UNSUPPORTED_VERSION || code == RPC_PARSE_ERROR ||
@@ -155,7 +151,7 @@ static enum MHD_Result answer_json(struct exchange *ex, struct stream *s)
     const struct sse_event *e = &s->events[0];
     const char *h[] = {"Mcp-Session-Id", ex->made ? ex->made->session : NULL,
                        NULL};
-    unsigned status = ex->modern ? modern_status(e->data, e->len) : 200;
+    unsigned status = ex->modern ? modern_status(s->answer_error) : 200;
     enum MHD_Result ok = http_queue(ex, status, "application/json", e->data,
                                     e->len, ex->made ? h : NULL);
     s->reader = NULL;

@@ -119,8 +119,8 @@ static bool header_value(const char *raw, char *out, size_t size)
     return true;
 }
 
-/* Whether header `name` carries `want` (NULL: the header must be
- * absent... or is not checked); writes the mismatch into buf. */
+/* NULL when header `name` is there and carries `want` (optional
+ * whitespace trimmed, base64 decoded); else what is wrong, in `buf`. */
 static const char *check_one(header_fn header, void *ctx, const char *name,
                              const char *want, char *buf, size_t size)
 {

@@ -5,7 +5,6 @@
  * of runs, tasks and shell sessions.
  */
 #include "http_internal.h"
-#include "mono.h"
 #include "server.h"
 
 #include <stdio.h>

@@ -261,10 +261,7 @@ static struct owner *legacy_owner(struct exchange *ex, json_t *msg)
         no_session(ex);
         return NULL;
     }
-    json_t *v = json_string(version != NULL ? version : "");
-    bool known = version == NULL || strcmp(era_legacy_version(v), version) == 0;
-    json_decref(v);
-    if (!known) {
+    if (version != NULL && !era_legacy_supported(version)) {
         char why[200];
         snprintf(why, sizeof(why),
                  "Bad Request: Unsupported protocol version: %.60s", version);

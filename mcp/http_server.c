@@ -5,7 +5,6 @@
 #include "listen_addr.h"
 #include "mono.h"
 #include "rpc.h"
-#include "server.h"
 
 #include <netinet/in.h>
 #include <stdarg.h>

@@ -226,6 +226,9 @@ static void outbox_send(struct transport *t, char *text, size_t len,
     bool answer = false;
     struct stream *s = msg != NULL ? route(o, msg, &answer) : NULL;
     char *out = s != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+    if (s != NULL && answer)
+        s->answer_error = json_integer_value(
+            json_object_get(json_object_get(msg, "error"), "code"));
     json_decref(msg);
     if (out != NULL &&
         (answer || (s->sse_ok && !(droppable && s->bytes > STREAM_BYTES_MAX))))

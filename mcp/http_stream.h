@@ -44,6 +44,7 @@ struct stream {
     uint64_t next_seq;        /* the number the next event gets */
     size_t bytes;
     bool ended;              /* its answer is in (or the owner's closed) */
+    json_int_t answer_error; /* the JSON-RPC error code of the answer; 0 */
     double idle_since_ms;    /* ended or readerless since; -1: neither */
     struct exchange *reader; /* the connection that writes it now */
 };

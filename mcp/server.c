@@ -136,11 +136,8 @@ static void advance_runs(struct server *sv)
 {
     int going = runs_going(sv);
     double next = -1;
-    for (struct mcp_space *s = sv->spaces; s != NULL; s = s->next) {
-        double ms = space_advance(s);
-        if (ms >= 0 && (next < 0 || ms < next))
-            next = ms;
-    }
+    for (struct mcp_space *s = sv->spaces; s != NULL; s = s->next)
+        mono_soonest(&next, space_advance(s));
     sv->advance_ms = next < 0 ? -1 : next > 1e9 ? 1000000000 : (int)next + 1;
     if (sv->cfg->subreaper && runs_going(sv) < going)
         orphans_end_but(-1, ORPHANS_MAX_MS, NULL, keep_child, sv);

@@ -8,6 +8,7 @@
 #include "space.h"
 #include "catalog.h"
 #include "era.h"
+#include "mono.h"
 #include "task.h"
 #include "tool.h"
 
@@ -156,21 +157,15 @@ void space_refused(struct mcp_space *s, const char *why)
     rpc_error(NULL, RPC_PARSE_ERROR, why);
 }
 
-static void soonest(double *next, double ms)
-{
-    if (ms >= 0 && (*next < 0 || ms < *next))
-        *next = ms;
-}
-
 double space_advance(struct mcp_space *s)
 {
     struct registry *g = &s->runs;
     rpc_open(s->out);
     registry_pump(g);
     double next = tool_resume_waiting(g, &s->calls);
-    soonest(&next, call_advance(g, &s->calls));
-    soonest(&next, task_advance(g));
-    soonest(&next, registry_drop_forgotten(g));
+    mono_soonest(&next, call_advance(g, &s->calls));
+    mono_soonest(&next, task_advance(g));
+    mono_soonest(&next, registry_drop_forgotten(g));
     return next;
 }
 
