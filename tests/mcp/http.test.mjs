@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { gone, scratchDir, waitForNumber } from './helpers.mjs';
 import {
   META, answerOf, modern, modernCall, modernHeaders, openSession, parseEvents, post,
-  rawExchange, sdkClient, startServer,
+  rawExchange, rawStream, sdkClient, startServer,
 } from './http_helpers.mjs';
 
 const dir = scratchDir('bsh-http');
@@ -318,18 +318,15 @@ test('SIGTERM drains: the call in flight gets its end, exit 0', async () => {
 test('SIGTERM drains within --drain-timeout when a client never reads', async () => {
   const s = await startServer(['--drain-timeout', '800']);
   const sid = await openSession(s.url);
-  // A GET stream that nobody reads, and a request in flight.
-  const { port } = new URL(s.base);
-  const net = await import('node:net');
-  const c = net.connect(Number(port), '127.0.0.1');
-  c.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n\r\n`);
-  c.pause();
-  await new Promise((r) => setTimeout(r, 200));
+  // A GET stream that stops being read once open.
+  const c = rawStream(s.base, sid);
+  assert.ok(await c.until('200 OK', 5000), c.seen());
+  c.socket.pause();
   const t0 = Date.now();
   s.child.kill('SIGTERM');
   assert.equal(await s.exited, 0);
   assert.ok(Date.now() - t0 < 3000, `exited in ${Date.now() - t0} ms`);
-  c.destroy();
+  c.socket.destroy();
 });
 
 test('a unix socket serves without a token', async () => {
@@ -406,18 +403,11 @@ for (const [name, mode, version] of [
 test('a quiet GET stream gets keep-alive comments; one whose client left is let go', async () => {
   const s = await server();
   const sid = await openSession(s.url);
-  const net = await import('node:net');
-  const { port } = new URL(s.base);
-  const a = net.connect(Number(port), '127.0.0.1');
-  let seen = '';
-  a.on('data', (d) => { seen += d; });
-  a.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n\r\n`);
-  const t0 = Date.now();
-  while (!seen.includes(': keep-alive') && Date.now() - t0 < 20000)
-    await new Promise((r) => setTimeout(r, 200));
-  assert.match(seen, /^HTTP\/1\.1 200/);
-  assert.match(seen, /: keep-alive\n\n/);
-  a.destroy(); // gone without a word: the next comment finds it out
+  const a = rawStream(s.base, sid);
+  await a.until(': keep-alive', 20000);
+  assert.match(a.seen(), /^HTTP\/1\.1 200/);
+  assert.match(a.seen(), /: keep-alive\n\n/);
+  a.socket.destroy(); // gone without a word: the next comment finds it out
   let status = 0;
   const t1 = Date.now();
   while (Date.now() - t1 < 25000) {
@@ -453,14 +443,9 @@ test('hostile heads: every Origin is checked, a body framed twice is refused', a
 test('a client that reconnects its GET stream after losing it is not refused', async () => {
   const s = await server();
   const sid = await openSession(s.url);
-  const net = await import('node:net');
-  const { port } = new URL(s.base);
-  const a = net.connect(Number(port), '127.0.0.1');
-  let seen = '';
-  a.on('data', (d) => { seen += d; });
-  a.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${sid}\r\n\r\n`);
-  while (!seen.includes('200 OK')) await new Promise((r) => setTimeout(r, 20));
-  a.destroy();
+  const a = rawStream(s.base, sid);
+  assert.ok(await a.until('200 OK', 5000), a.seen());
+  a.socket.destroy();
   await new Promise((r) => setTimeout(r, 100));
   const ctl = new AbortController();
   const again = await fetch(s.url, { signal: ctl.signal,

@@ -116,6 +116,28 @@ export async function openSession(url, headers = {}) {
   return id;
 }
 
+// A session's GET stream on a raw socket: `seen()` is every byte so far,
+// `until(text, ms)` waits (at most `ms`) for `text` to have come.
+export function rawStream(base, sessionId) {
+  const { hostname, port } = new URL(base);
+  const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''));
+  let seen = '';
+  socket.on('data', (d) => { seen += d; });
+  socket.on('error', () => {});
+  socket.write(`GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n`
+    + `Mcp-Session-Id: ${sessionId}\r\n\r\n`);
+  return {
+    socket,
+    seen: () => seen,
+    async until(text, ms) {
+      const end = Date.now() + ms;
+      while (!seen.includes(text) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
+      return seen.includes(text);
+    },
+  };
+}
+
 // Raw bytes to the server, and what comes back until it closes (or `ms`).
 export function rawExchange(base, bytes, ms = 5000) {
   const { hostname, port } = new URL(base);

@@ -22,7 +22,9 @@ test('README: the curl example of bsh mcp --listen', async () => {
   const block = /<!-- http-example -->\n```sh\n([\s\S]*?)```/.exec(readme);
   assert.ok(block, 'the README has the example');
   const port = await freePort();
-  const script = block[1].replaceAll('8080', String(port)).replace(/^bsh mcp/m, '"$BSH" mcp');
+  // Should the example fail half-way, its server is still stopped.
+  const script = 'trap \'[ -z "${server:-}" ] || kill "$server" 2>/dev/null || true\' EXIT\n'
+    + block[1].replaceAll('8080', String(port)).replace(/^bsh mcp/m, '"$BSH" mcp');
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
     env: { ...process.env, BSH }, cwd: scratchDir('bsh-readme'), timeout: 30000,
   });
