@@ -2,7 +2,7 @@
 // SDK client and by raw requests. Both eras, sessions kept apart, who may
 // connect, the bounds, SSE with resumption, instances, probes, drain.
 import assert from 'node:assert/strict';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gone, scratchDir, waitForNumber } from './helpers.mjs';
@@ -329,10 +329,20 @@ test('SIGTERM drains within --drain-timeout when a client never reads', async ()
   c.socket.destroy();
 });
 
-test('a unix socket serves without a token', async () => {
-  const path = join(dir, 'bsh.sock');
+test('a unix socket serves its owner without a token, and no one else', async () => {
+  const open = join(dir, 'open');
+  mkdirSync(open, { mode: 0o755 });
+  chmodSync(open, 0o755); // others may look in: only the socket's mode keeps them out
+  const path = join(open, 'bsh.sock');
   const s = await server([], { listen: `unix:${path}` });
-  const { execFileSync } = await import('node:child_process');
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  const { execFileSync, spawnSync } = await import('node:child_process');
+  if (process.getuid() === 0) {
+    const other = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups',
+      'curl', '-s', '--unix-socket', path, 'http://localhost/healthz'], { encoding: 'utf8' });
+    assert.notEqual(other.status, 0, 'another user cannot connect');
+    assert.equal(other.stdout, '');
+  }
   const out = execFileSync('curl', ['-s', '--unix-socket', path, 'http://localhost/healthz'], { encoding: 'utf8' });
   assert.equal(JSON.parse(out).status, 'ok');
   const init = execFileSync('curl', ['-s', '-i', '--unix-socket', path, '-H', 'Content-Type: application/json',
@@ -508,4 +518,25 @@ test('a cancelled call ends its POST (204) and its run; a request named like a n
   const odd = await answerOf(await post(s.url,
     { jsonrpc: '2.0', id: 6, method: 'notifications/cancelled', params: { requestId: 5 } }, h));
   assert.equal(odd.error.code, -32601);
+});
+
+test('MCP sessions are bounded: an idle one of the same token makes room, busy ones do not', async () => {
+  const s = await server(['--max-connections', '2']);
+  const first = await openSession(s.url);
+  const second = await openSession(s.url);
+  // Both idle: a third session takes the place of the oldest.
+  const third = await openSession(s.url);
+  assert.equal((await post(s.url, legacyCall(1, 'bash_list', {}), { 'Mcp-Session-Id': first })).status, 404);
+  assert.equal((await post(s.url, legacyCall(2, 'bash_list', {}), { 'Mcp-Session-Id': second })).status, 200);
+  // Both hold a run: a fourth is refused, and says why.
+  for (const sid of [second, third])
+    await answerOf(await post(s.url, legacyCall(3, 'bash_run', { command: 'sleep 30', yield_ms: 50 }),
+      { 'Mcp-Session-Id': sid }));
+  const refused = await post(s.url, {
+    jsonrpc: '2.0', id: 0, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('retry-after'), '1');
+  assert.match((await refused.json()).error.message, /too many MCP sessions/);
 });
