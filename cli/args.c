@@ -278,6 +278,14 @@ enum opt {
     OPT_MAX_CONNECTIONS,
     OPT_CLIENT_TIMEOUT,
     OPT_DRAIN_TIMEOUT,
+    OPT_POLICY,
+    OPT_POLICY_DEFAULT,
+    OPT_NO_POLICY,
+    OPT_PROJECT_POLICY,
+    OPT_TRUST_PROJECT_POLICY,
+    OPT_ASK,
+    OPT_FILE,
+    OPT_EACH_LINE,
     OPT_NONE
 };
 
@@ -288,10 +296,12 @@ enum opt_value {
     VALUE_OPTIONAL, /* --sandbox or --sandbox=MODE only */
 };
 
-#define RUN    (1u << CLI_RUN)
-#define MCP    (1u << CLI_MCP)
-#define CHECK  (1u << CLI_CHECK)
-#define DOCTOR (1u << CLI_DOCTOR)
+#define RUN          (1u << CLI_RUN)
+#define MCP          (1u << CLI_MCP)
+#define CHECK        (1u << CLI_CHECK)
+#define DOCTOR       (1u << CLI_DOCTOR)
+#define EXPLAIN      (1u << CLI_POLICY_EXPLAIN)
+#define POLICY_USERS (RUN | CHECK | MCP | EXPLAIN)
 
 /* Every option, once: its names, the subcommands that take it, and its
  * line of --help (continuation lines after '\n'), in --help's order. */
@@ -348,7 +358,7 @@ static const struct opt_spec opt_specs[] = {
      "a call returns a run still going after\nMS ms (default 30000)"},
     {"max-runs", 0, OPT_MAX_RUNS, VALUE_REQUIRED, MCP, "N",
      "runs held at once (default 64)"},
-    {"session", 0, OPT_SESSION, VALUE_REQUIRED, RUN, "FILE",
+    {"session", 0, OPT_SESSION, VALUE_REQUIRED, RUN | CHECK | EXPLAIN, "FILE",
      "keep the shell's state (directory, variables,\nfunctions, aliases, "
      "options) in FILE, from\none run to the next"},
     {"no-sessions", 0, OPT_NO_SESSIONS, VALUE_NONE, MCP, NULL,
@@ -381,7 +391,27 @@ static const struct opt_spec opt_specs[] = {
     {"drain-timeout", 0, OPT_DRAIN_TIMEOUT, VALUE_REQUIRED, MCP, "MS",
      "after SIGTERM, exit within MS\n(default 10000)"},
 
-    {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR, NULL,
+    {"policy", 0, OPT_POLICY, VALUE_REQUIRED, POLICY_USERS, "FILE",
+     "decide every command against the rules in\nFILE (repeatable; no "
+     "other policy is read)"},
+    {"policy-default", 0, OPT_POLICY_DEFAULT, VALUE_REQUIRED, POLICY_USERS, "D",
+     "allow, ask (default) or deny, for a command\nno rule matches"},
+    {"no-policy", 0, OPT_NO_POLICY, VALUE_NONE, POLICY_USERS, NULL,
+     "no policy, whatever the environment says"},
+    {"project-policy", 0, OPT_PROJECT_POLICY, VALUE_NONE, POLICY_USERS, NULL,
+     "also read .bsh/policy.rules of the project\n(its allow rules are "
+     "ignored)"},
+    {"trust-project-policy", 0, OPT_TRUST_PROJECT_POLICY, VALUE_NONE,
+     POLICY_USERS, NULL, "read it with its allow rules"},
+    {"ask", 0, OPT_ASK, VALUE_REQUIRED, RUN, "HOW",
+     "a command the policy says to ask about:\ntty (default: ask on the "
+     "terminal), refuse\nor allow"},
+    {"file", 0, OPT_FILE, VALUE_REQUIRED, EXPLAIN, "FILE",
+     "read the command from FILE (- for stdin)"},
+    {"each-line", 0, OPT_EACH_LINE, VALUE_NONE, EXPLAIN, NULL,
+     "with --file: each line is a command"},
+
+    {"json", 0, OPT_JSON, VALUE_NONE, RUN | CHECK | DOCTOR | EXPLAIN, NULL,
      "one JSON object per line\non stdout"},
     {"keep-logs", 0, OPT_KEEP_LOGS, VALUE_NONE, MCP, NULL,
      "keep the logs of cut replies at exit"},
@@ -399,8 +429,11 @@ static void which_commands(unsigned commands, char *buf, size_t size)
     static const struct {
         unsigned bit;
         const char *name;
-    } names[] = {
-        {RUN, "run"}, {CHECK, "check"}, {MCP, "mcp"}, {DOCTOR, "doctor"}};
+    } names[] = {{RUN, "run"},
+                 {CHECK, "check"},
+                 {MCP, "mcp"},
+                 {DOCTOR, "doctor"},
+                 {EXPLAIN, "policy explain"}};
     buf[0] = '\0';
     if (commands == (RUN | MCP))
         return;
@@ -479,6 +512,14 @@ static const struct opt_spec *find_opt(const char *arg,
     return NULL;
 }
 
+static const char *command_name(enum cli_command c)
+{
+    static const char *const names[] = {
+        "",       "run",     "check",          "patterns",    "mcp",
+        "doctor", "session", "policy explain", "policy check"};
+    return c <= CLI_POLICY_CHECK ? names[c] : "";
+}
+
 static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
 {
     switch (opt) {
@@ -543,7 +584,8 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return 0;
     case OPT_SESSION:
         if (value == NULL || value[0] == '\0')
-            return usage_error(a, "run: --session needs a file name");
+            return usage_error(a, "%s: --session needs a file name",
+                               command_name(a->command));
         a->session_file = value;
         return 0;
     case OPT_NO_SESSIONS:
@@ -575,17 +617,49 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_DRAIN_TIMEOUT:
         a->drain_timeout_given = true;
         return parse_ms(a, "drain timeout", value, &a->drain_timeout_ms);
+    case OPT_POLICY:
+        if (value == NULL || value[0] == '\0')
+            return usage_error(a, "--policy needs a file");
+        return add_path(a, "policy", "a file", value, &a->policy_files,
+                        &a->policy_count);
+    case OPT_POLICY_DEFAULT:
+        if (value == NULL ||
+            (strcmp(value, "allow") != 0 && strcmp(value, "ask") != 0 &&
+             strcmp(value, "deny") != 0))
+            return usage_error(a,
+                               "invalid policy default '%s': expected allow, "
+                               "ask or deny",
+                               value != NULL ? value : "");
+        a->policy_default = value;
+        return 0;
+    case OPT_NO_POLICY:
+        a->no_policy = true;
+        return 0;
+    case OPT_PROJECT_POLICY:
+        a->project_policy = true;
+        return 0;
+    case OPT_TRUST_PROJECT_POLICY:
+        a->project_policy = a->trust_project_policy = true;
+        return 0;
+    case OPT_ASK:
+        if (value == NULL ||
+            (strcmp(value, "tty") != 0 && strcmp(value, "refuse") != 0 &&
+             strcmp(value, "allow") != 0))
+            return usage_error(a,
+                               "invalid --ask '%s': expected tty, refuse or "
+                               "allow",
+                               value != NULL ? value : "");
+        a->ask = value;
+        return 0;
+    case OPT_FILE:
+        return set_text(a, "file", "a file (or -)", value, &a->input_file);
+    case OPT_EACH_LINE:
+        a->each_line = true;
+        return 0;
     case OPT_NONE:
         break;
     }
     return -1;
-}
-
-static const char *command_name(enum cli_command c)
-{
-    static const char *const names[] = {"",    "run",    "check",  "patterns",
-                                        "mcp", "doctor", "session"};
-    return c <= CLI_SESSION ? names[c] : "";
 }
 
 /* Applies the option at argv[*i] (advancing past its value, if any).
@@ -646,7 +720,11 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
                               "--max-header-bytes, --max-connections, "
                               "--client-timeout and --drain-timeout go with "
                               "--listen");
-    bool wants_command = a->command == CLI_RUN || a->command == CLI_CHECK;
+    if (a->each_line && a->input_file == NULL)
+        return usage_error(a, "policy explain: --each-line goes with --file");
+    bool wants_command =
+        a->command == CLI_RUN || a->command == CLI_CHECK ||
+        (a->command == CLI_POLICY_EXPLAIN && a->input_file == NULL);
     if (wants_command && operands == 0)
         return usage_error(a, "%s: missing COMMAND", command_name(a->command));
     if (operands > (wants_command ? 1 : 0))
@@ -666,6 +744,25 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
         : a->containment == CLI_CONTAIN_AUTO ? BSH_CONTAIN_AUTO
                                              : BSH_CONTAIN_SESSION;
     return 0;
+}
+
+/* `bsh policy explain [OPTIONS] COMMAND`, `bsh policy check FILE...`. */
+static int parse_policy(struct cli_args *a, int argc, char **argv)
+{
+    if (argc >= 1 && strcmp(argv[0], "explain") == 0) {
+        a->command = CLI_POLICY_EXPLAIN;
+        return parse_rest(a, argc - 1, argv + 1);
+    }
+    if (argc >= 1 && strcmp(argv[0], "check") == 0) {
+        a->command = CLI_POLICY_CHECK;
+        if (argc < 2)
+            return usage_error(a, "policy check: expected FILE...");
+        a->check_files = argv + 1;
+        a->check_count = argc - 1;
+        return 0;
+    }
+    return usage_error(a, "policy: expected 'explain COMMAND' or 'check "
+                          "FILE...'");
 }
 
 /* `bsh session show|reset FILE`. */
@@ -701,6 +798,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a)
     };
     if (strcmp(argv[1], "session") == 0)
         return parse_session(a, argc - 2, argv + 2);
+    if (strcmp(argv[1], "policy") == 0)
+        return parse_policy(a, argc - 2, argv + 2);
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
         if (strcmp(argv[1], words[i].word) == 0) {
             a->command = words[i].command;
@@ -725,6 +824,8 @@ void cli_args_release(struct cli_args *a)
     free(a->sandbox_socket);
     free(a->allow_origin);
     a->allow_origin = NULL;
+    free(a->policy_files);
+    a->policy_files = NULL;
     a->sandbox_write = a->sandbox_socket = NULL;
     a->env_text = NULL;
     a->env = NULL;

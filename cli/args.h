@@ -15,6 +15,8 @@ enum cli_command {
     CLI_MCP,
     CLI_DOCTOR,
     CLI_SESSION,
+    CLI_POLICY_EXPLAIN,
+    CLI_POLICY_CHECK,
     CLI_VERSION,
     CLI_HELP,
 };
@@ -62,6 +64,18 @@ struct cli_args {
     int64_t max_body, max_header_bytes, client_timeout_ms, drain_timeout_ms;
     int max_connections;
     bool client_timeout_given, drain_timeout_given;
+    /* The command policy: --policy files (owned array), the default, and
+     * where else to look; run --ask; policy explain's input; policy
+     * check's files (argv). */
+    bool no_policy, project_policy, trust_project_policy;
+    bool each_line; /* policy explain --each-line */
+    int check_count;
+    const char **policy_files;
+    size_t policy_count;
+    const char *policy_default; /* "allow", "ask", "deny" or NULL */
+    const char *ask;            /* run: tty, refuse or allow; NULL: tty */
+    const char *input_file;     /* policy explain --file FILE|- */
+    char **check_files;
     const char **sandbox_write;  /* run.sandbox.write_dirs, owned */
     const char **sandbox_socket; /* run.sandbox.sockets, owned */
     char error[512];             /* the usage error, when cli_parse fails */

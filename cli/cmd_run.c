@@ -28,6 +28,7 @@
 #include "mono.h"
 #include "orphans.h"
 #include "output.h"
+#include "policy_cli.h"
 #include "process.h"
 #include "session_lock.h"
 #include "signal_read.h"
@@ -60,6 +61,8 @@ struct run_state {
     struct timespec deadline;    /* at or after the engine's own */
     bool forwarding;             /* -i: bsh's stdin goes to the command */
     struct bsh_session *session; /* --session FILE's, or NULL */
+    struct bsh_policy *policy;   /* the command policy, or NULL */
+    bool refused;                /* the policy refused the run */
     struct forward in;
     struct terminal term; /* -p -i on a terminal */
     int child_fd;         /* SIGCHLD's signalfd: orphans are reaped as they
@@ -180,6 +183,21 @@ static void render_error(struct run_state *st, const char *msg,
         st->args->json ? format_json_error(msg, stage) : cli_format_error(msg);
     if (line != NULL)
         sink_write(st->args->json ? &st->out : &st->err, line, strlen(line));
+    free_line(line);
+}
+
+/* A policy refusal: `bsh: policy: ...` on stderr, or the JSON line. */
+static void render_refusal(struct run_state *st, const char *msg)
+{
+    if (!st->args->json) {
+        render_error(st, msg, "policy");
+        return;
+    }
+    const char *decision =
+        strncmp(msg, "policy: denied:", 15) == 0 ? "deny" : "ask";
+    char *line = format_json_refusal(msg, decision);
+    if (line != NULL)
+        sink_write(&st->out, line, strlen(line));
     free_line(line);
 }
 
@@ -346,11 +364,24 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
         render_error(st, "out of memory", "stream");
         return EXIT_BSH_FAILED;
     }
+    o.policy = st->policy;
+    if (st->policy != NULL) {
+        const char *ask = a->ask != NULL ? a->ask : "tty";
+        if (strcmp(ask, "allow") == 0)
+            o.approve = cli_policy_approve_all;
+        else if (strcmp(ask, "tty") == 0 && !a->json && cli_policy_has_tty())
+            o.approve = cli_policy_ask_tty;
+    }
     struct bsh_error err;
     int rc = bsh_run(&o, s, &err);
     free(env);
     if (rc == BSH_EGUARD) {
         render_error(st, err.text_err, "guard");
+        return EXIT_GUARD;
+    }
+    if (rc == BSH_EPOLICY) {
+        st->refused = true;
+        render_refusal(st, err.text_err);
         return EXIT_GUARD;
     }
     if (rc != BSH_OK) {
@@ -406,8 +437,8 @@ int cmd_run(const struct cli_args *a)
     struct bsh_stream *s = NULL;
     struct cli_session cs = {NULL, -1, NULL};
     char why[1024];
-    int rc = 0;
-    if (a->session_file != NULL &&
+    int rc = cli_policy_load(a, EXIT_BSH_FAILED, &st.policy);
+    if (rc == 0 && a->session_file != NULL &&
         cli_session_open(&cs, a->session_file, a->run.cwd, true, why,
                          sizeof(why)) < 0) {
         render_error(&st, why, "session");
@@ -427,9 +458,11 @@ int cmd_run(const struct cli_args *a)
         pump(&st, NULL, sfd); /* delivers the message */
     }
     bsh_stream_free(s);
+    /* A refused run leaves the session file as it was. */
     if (cs.session != NULL &&
-        cli_session_close(&cs, true, why, sizeof(why)) < 0)
+        cli_session_close(&cs, !st.refused, why, sizeof(why)) < 0)
         cli_error(why);
+    bsh_policy_free(st.policy);
     terminal_restore(&st.term);
     orphans_end(st.group, ORPHANS_MAX_MS, NULL);
     close(sfd);

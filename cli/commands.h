@@ -24,5 +24,7 @@ int cmd_doctor(const struct cli_args *a);
 /* `bsh doctor --json`'s facts as one line of JSON (malloc'd), or NULL. */
 char *doctor_json(void);
 int cmd_session(const struct cli_args *a);
+int cmd_policy_explain(const struct cli_args *a);
+int cmd_policy_check(const struct cli_args *a);
 
 #endif

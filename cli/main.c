@@ -14,7 +14,8 @@
 static const char usage[] =
     "Usage:\n"
     "  bsh run [OPTIONS] [--] COMMAND   run COMMAND with bash -c\n"
-    "  bsh check [--json] [--] COMMAND  run only the pre-spawn guards\n"
+    "  bsh check [--json] [--] COMMAND  run only the pre-spawn guards (and\n"
+    "                                   the command policy, when one is set)\n"
     "  bsh patterns                     list the critical patterns\n"
     "  bsh mcp [OPTIONS]                serve the bash_run tool over MCP "
     "(stdio)\n"
@@ -22,6 +23,10 @@ static const char usage[] =
     "containment\n"
     "                                   and the sandbox\n"
     "  bsh session show|reset FILE      what a session file holds; empty it\n"
+    "  bsh policy explain [--json] [--] COMMAND\n"
+    "                                   the policy's decision for each simple\n"
+    "                                   command, and the rule behind it\n"
+    "  bsh policy check FILE...         load rule files, check their examples\n"
     "  bsh --version | --help\n"
     "\n"
     "Options of run and mcp (and of the subcommands named):\n";
@@ -29,8 +34,10 @@ static const char usage[] =
 static const char usage_tail[] =
     "\n"
     "Exit status of run: the command's own; 128+N if it died of signal N;\n"
-    "124 on timeout; 126 if a guard rejected it; 125 if bsh itself failed.\n"
-    "check: 0 allowed, 1 rejected, 125 usage error.\n";
+    "124 on timeout; 126 if a guard or the policy refused it; 125 if bsh\n"
+    "itself failed (a bad policy file included).\n"
+    "check and policy explain: 0 allowed, 1 rejected, 3 needs approval, 2 a\n"
+    "bad policy file, 125 usage error. policy check: 0, or 2.\n";
 
 static int print_text(const char *text)
 {
@@ -80,6 +87,12 @@ int main(int argc, char **argv)
             break;
         case CLI_SESSION:
             status = cmd_session(&a);
+            break;
+        case CLI_POLICY_EXPLAIN:
+            status = cmd_policy_explain(&a);
+            break;
+        case CLI_POLICY_CHECK:
+            status = cmd_policy_check(&a);
             break;
         case CLI_VERSION:
             status = print_text("bsh " BSH_VERSION_STRING "\n");

@@ -94,6 +94,31 @@ char *format_json_error(const char *message, const char *stage)
     return format_with_message("{\"error\":", message, after);
 }
 
+char *format_json_refusal(const char *message, const char *decision)
+{
+    char after[64];
+    snprintf(after, sizeof(after), ",\"stage\":\"policy\",\"decision\":\"%s\"}",
+             decision);
+    return format_with_message("{\"error\":", message, after);
+}
+
+char *format_json_verdict(const char *message, const char *decision,
+                          const char *stage)
+{
+    if (message == NULL) {
+        char *line = malloc(64);
+        if (line != NULL)
+            snprintf(line, 64, "{\"allowed\":true,\"decision\":\"%s\"}\n",
+                     decision);
+        return line;
+    }
+    char head[64], after[64];
+    snprintf(head, sizeof(head),
+             "{\"allowed\":false,\"decision\":\"%s\",\"error\":", decision);
+    snprintf(after, sizeof(after), ",\"stage\":\"%s\"}", stage);
+    return format_with_message(head, message, after);
+}
+
 char *cli_format_error(const char *message)
 {
     size_t need = strlen(message) + 8;

@@ -25,6 +25,12 @@ size_t format_json_item(const struct bsh_item *item, char *line);
 /* {"error":"MESSAGE","stage":"STAGE"} and its newline; malloc'd, NULL
  * when out of memory. */
 char *format_json_error(const char *message, const char *stage);
+/* `bsh run --json`'s policy refusal: error, stage "policy", decision. */
+char *format_json_refusal(const char *message, const char *decision);
+/* `bsh check --json` with a policy: allowed, decision, error, stage
+ * (`message` NULL: allowed). With its newline. */
+char *format_json_verdict(const char *message, const char *decision,
+                          const char *stage);
 
 /* "bsh: MESSAGE" and its newline; malloc'd, NULL when out of memory. */
 char *cli_format_error(const char *message);

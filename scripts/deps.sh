@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bsh needs to build and test, if missing.
-# Usage: scripts/deps.sh [build|package|test]   (default: test, which holds
-# the others: build < package < test)
+# Usage: scripts/deps.sh [build|package|test|grammar]   (default: test,
+# which holds the others: build < package < test; every one but grammar
+# also fetches the bash grammar the command policy parses with, which
+# grammar does alone)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake ninja-build pkg-config libpcre2-dev libjansson-dev libseccomp-dev libvterm-dev
-    libmicrohttpd-dev)
-test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev nodejs npm
+    libmicrohttpd-dev libtree-sitter-dev nodejs npm)
+test_pkgs=(clang clang-format clang-tidy cppcheck strace valgrind libclang-rt-14-dev
     python3 procps util-linux curl vim-tiny gdb git binutils)
 
 # What scripts/package.sh and its tests (tests/package/) use.
@@ -17,9 +19,10 @@ package_pkgs=(dpkg-dev lintian man-db file unzip curl xz-utils patch bash-static
 want=("${build_pkgs[@]}")
 case ${1:-test} in
 build) ;;
+grammar) exec "$(dirname "$0")/grammar_deps.sh" ;;
 package) want+=("${package_pkgs[@]}") ;;
 test) want+=("${package_pkgs[@]}" "${test_pkgs[@]}") ;;
-*) echo "deps: unknown profile '$1' (build, package or test)" >&2; exit 2 ;;
+*) echo "deps: unknown profile '$1' (build, package, test or grammar)" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -43,6 +46,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The bash grammar (npm, checked by sha256), for every profile.
+"$(dirname "$0")/grammar_deps.sh"
 # The static binary's one library Debian has no usable archive of.
 case ${1:-test} in
 package | test) "$(dirname "$0")/static_deps.sh" ;;

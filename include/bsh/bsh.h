@@ -53,6 +53,10 @@ enum bsh_status {
     BSH_ECLOSED = -6, /* the run's stdin is closed (by the caller, by the
                          command, or because the run is over) */
     BSH_EBUSY = -7,   /* the session has a run attached (bsh_session) */
+    BSH_EPOLICY = -8, /* the policy refused the run (denied, or an `ask`
+                         that was not approved); nothing was started */
+    BSH_EPOLICYFILE = -9, /* a policy file is bad: `err->text_err` says
+                             where and why; no rule of it applies */
 };
 
 /**
@@ -266,6 +270,15 @@ BSH_API bool bsh_sandbox_own_sockets(void);
 BSH_API void bsh_sandbox_probe(const struct bsh_sandbox *sandbox,
                                struct bsh_sandbox_report *out);
 
+struct bsh_policy;
+struct bsh_policy_verdict;
+
+/** What an approval callback answers about an `ask` decision. */
+enum bsh_approval {
+    BSH_APPROVAL_REFUSE = 0, /* run nothing ("not approved") */
+    BSH_APPROVAL_RUN = 1,    /* run the command as asked */
+};
+
 /**
  * What to run. Everything is borrowed and only needs to persist until
  * bsh_run() returns. Start from bsh_run_opts_init() (or BSH_RUN_OPTS_INIT)
@@ -309,6 +322,16 @@ struct bsh_run_opts {
      * below); NULL: a fresh `bash -c`. Not borrowed: the run stays
      * attached to it until it ends or is detached. */
     struct bsh_session *session;
+    /* The command policy (see "Command policy" below); NULL: none. It is
+     * decided after the guards, with the session's aliases and functions:
+     * `deny`, and an `ask` that `approve` does not approve, return
+     * BSH_EPOLICY with the message in `err->text_err`, and nothing starts
+     * (no process, cgroup or log; the session is unchanged). */
+    const struct bsh_policy *policy;
+    /* Asked about an `ask` decision; NULL: refused. */
+    enum bsh_approval (*approve)(const struct bsh_policy_verdict *verdict,
+                                 void *data);
+    void *approve_data;
 };
 
 /** The defaults, as a C initialiser (designated, so it names no field
@@ -817,6 +840,152 @@ BSH_API int bsh_bash_run(const struct bsh_bash *bash, const char *command,
 BSH_API const char *bsh_bash_tool_json(void);
 
 BSH_API void bsh_bash_free(struct bsh_bash *bash);
+
+/* ------------------------------------------------------------------ */
+/* Command policy                                                      */
+/*
+ * Rules say which commands run, which need a person's approval and which
+ * are refused. They are written in the call syntax of codex's `.rules`
+ * files (prefix_rule, host_executable); nothing in them is executed. A
+ * command is parsed as bash parses it (tree-sitter-bash), every simple
+ * command in it is decided, and the strictest decision wins. What cannot
+ * be known statically ("opaque") is never allowed.
+ */
+
+enum bsh_decision {
+    BSH_ALLOW = 0,
+    BSH_ASK = 1,
+    BSH_DENY = 2,
+};
+
+/** "allow", "ask" or "deny". */
+BSH_API const char *bsh_decision_name(enum bsh_decision decision);
+
+/** One rule as it was written. Owned by its policy. */
+struct bsh_policy_rule {
+    const char *file; /* as named when loaded */
+    unsigned line, column;
+    /* pattern[i] holds the alternatives of position i */
+    size_t pattern_len;
+    const size_t *alternatives; /* pattern_len counts */
+    const char *const *const *pattern;
+    const char *decision;      /* as written: "allow", "prompt", "forbidden" */
+    const char *justification; /* NULL when there is none */
+};
+
+/** One simple command of a decided command string. */
+struct bsh_policy_command {
+    size_t nwords;
+    char **words;      /* a static word's value; a dynamic one as written */
+    bool *dynamic;     /* per word */
+    size_t start, end; /* byte range in the string parsed at its level */
+    size_t nvia;
+    char **via; /* the nesting that led to it, outermost first */
+    enum bsh_decision decision;
+    const struct bsh_policy_rule *rule; /* the rule that decided, or NULL */
+    const char *reason;                 /* opaque: why; NULL otherwise */
+};
+
+struct bsh_policy_verdict {
+    enum bsh_decision decision;
+    size_t ncommands;
+    struct bsh_policy_command *commands; /* in source order */
+    /* The command that decided: the first whose decision is `decision`;
+     * SIZE_MAX when there is none (an empty command string). */
+    size_t decider;
+    void *priv; /* the library's */
+};
+
+struct bsh_policy;
+
+/** How a file enters a policy. */
+enum bsh_policy_file_kind {
+    BSH_POLICY_FILE_GIVEN = 0, /* named by the caller: read as it is */
+    /* the user's own configuration: refused unless owned by this user and
+     * not writable by group or others */
+    BSH_POLICY_FILE_USER,
+    /* a project's file, which the agent may have written: its `allow`
+     * rules are dropped (each with a warning) */
+    BSH_POLICY_FILE_UNTRUSTED,
+};
+
+struct bsh_policy_file {
+    const char *path;
+    enum bsh_policy_file_kind kind;
+};
+
+struct bsh_policy_load_opts {
+    const struct bsh_policy_file *files;
+    size_t nfiles;
+    enum bsh_decision default_decision; /* for a command no rule matches */
+    /* Warnings ("FILE:LINE:COL: warning: ..."), one call each; NULL:
+     * dropped. */
+    void (*warn)(void *data, const char *message);
+    void *warn_data;
+    /* Filled when not NULL: `prefix_rule` calls and examples read. */
+    size_t *rules_count, *examples_count;
+};
+
+/**
+ * Loads rule files into one immutable policy (`*out`, free with
+ * bsh_policy_free()). A file with any error rejects the whole policy:
+ * BSH_EPOLICYFILE with "policy: FILE:LINE:COL: MESSAGE" (or "policy:
+ * FILE: MESSAGE") in `err->text_err`. BSH_EINVAL, BSH_ENOMEM. Files are
+ * read here and never again. Thread-safe.
+ */
+BSH_API int bsh_policy_load(const struct bsh_policy_load_opts *opts,
+                            struct bsh_policy **out, struct bsh_error *err);
+
+/** As bsh_policy_load(), from one buffer named `name` in messages. */
+BSH_API int bsh_policy_parse(const char *text, size_t len, const char *name,
+                             enum bsh_decision default_decision,
+                             struct bsh_policy **out, struct bsh_error *err);
+
+BSH_API void bsh_policy_free(struct bsh_policy *policy);
+
+/** The policy's default decision. */
+BSH_API enum bsh_decision bsh_policy_default(const struct bsh_policy *policy);
+
+/**
+ * Decides `command` (`len` bytes): parses it, decides every simple command
+ * and returns the strictest decision (or BSH_ENOMEM, BSH_EINVAL), with
+ * the details in `*verdict` when it is not NULL (free with
+ * bsh_policy_verdict_free()). `session` (or NULL) lends its aliases and
+ * functions. Runs no process and reads no file; the guards are not part
+ * of it (bsh_check()). Thread-safe on a shared policy.
+ */
+BSH_API int bsh_policy_decide(const struct bsh_policy *policy,
+                              const char *command, size_t len,
+                              const struct bsh_session *session,
+                              struct bsh_policy_verdict *verdict);
+
+BSH_API void bsh_policy_verdict_free(struct bsh_policy_verdict *verdict);
+
+/**
+ * The words of command `c` of a verdict as bsh shows them: joined by
+ * single blanks, a static word that holds a byte outside
+ * `A-Za-z0-9_@%+=:,./-` single-quoted, a dynamic word as written. Into
+ * `buf` (cut to `size`, always terminated); returns the full length.
+ */
+BSH_API size_t bsh_policy_command_text(const struct bsh_policy_command *c,
+                                       char *buf, size_t size);
+
+/**
+ * Why command `c` got its decision: "FILE:LINE: JUSTIFICATION",
+ * "FILE:LINE", "default" or "opaque: REASON". As above.
+ */
+/**
+ * The message of a refusal, as bsh words it: "policy: denied: CMD (WHY)",
+ * "policy: approval needed: CMD (WHY)" for an `ask` no one was asked
+ * about, or "policy: not approved: CMD (WHY)" when `asked` (a person said
+ * no). CMD and WHY are those of the deciding command. "" for `allow`.
+ * Into `buf`, as above.
+ */
+BSH_API size_t bsh_policy_message(const struct bsh_policy_verdict *verdict,
+                                  bool asked, char *buf, size_t size);
+
+BSH_API size_t bsh_policy_command_why(const struct bsh_policy_command *c,
+                                      char *buf, size_t size);
 
 #ifdef __cplusplus
 }

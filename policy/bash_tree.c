@@ -1,0 +1,941 @@
+/* SPDX-License-Identifier: MIT */
+/* The walk: see bash_tree.h. */
+#include "bash_tree.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+const TSLanguage *tree_sitter_bash(void);
+
+/* ---- A growing byte string ---- */
+
+struct buf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+
+static void buf_add(struct buf *b, const char *p, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 32;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s != NULL) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* ---- $'...' ---- */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static size_t put_utf8(char *out, uint32_t cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xc0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xe0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    out[0] = (char)(0xf0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    out[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+size_t pol_ansi_c_decode(const char *s, size_t len, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\\' || i + 1 >= len) {
+            out[o++] = s[i];
+            continue;
+        }
+        char c = s[++i];
+        const char *simple = "abeEfnrtv\\'\"?";
+        const char *vals = "\a\b\x1b\x1b\f\n\r\t\v\\'\"?";
+        const char *p = strchr(simple, c);
+        if (p != NULL && c != '\0') {
+            out[o++] = vals[p - simple];
+        } else if (c >= '0' && c <= '7') {
+            unsigned v = 0;
+            size_t k = 0;
+            while (k < 3 && i < len && s[i] >= '0' && s[i] <= '7') {
+                v = v * 8 + (unsigned)(s[i] - '0');
+                i++;
+                k++;
+            }
+            i--;
+            out[o++] = (char)(v & 0xff);
+        } else if (c == 'x' || c == 'u' || c == 'U') {
+            size_t max = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+            uint32_t v = 0;
+            size_t k = 0;
+            while (k < max && i + 1 < len && hexval(s[i + 1]) >= 0) {
+                v = v * 16 + (uint32_t)hexval(s[++i]);
+                k++;
+            }
+            if (k == 0) {
+                out[o++] = '\\';
+                out[o++] = c;
+            } else if (c == 'x') {
+                out[o++] = (char)v;
+            } else {
+                /* at most as long as what it came from (\uHHHH: 6 bytes) */
+                o += put_utf8(out + o, v > 0x10ffff ? 0xfffd : v);
+            }
+        } else if (c == 'c' && i + 1 < len) {
+            out[o++] = (char)(s[++i] & 0x1f);
+        } else {
+            out[o++] = '\\';
+            out[o++] = c;
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* ---- Words ---- */
+
+struct word_builder {
+    const char *text;
+    struct buf value;
+    struct buf unquoted; /* the unquoted bytes, for brace and glob checks */
+    bool dynamic, quoted;
+};
+
+static bool type_is(TSNode n, const char *type)
+{
+    return strcmp(ts_node_type(n), type) == 0;
+}
+
+static bool is_expansion_type(const char *t)
+{
+    return strcmp(t, "simple_expansion") == 0 || strcmp(t, "expansion") == 0 ||
+           strcmp(t, "command_substitution") == 0 ||
+           strcmp(t, "process_substitution") == 0 ||
+           strcmp(t, "arithmetic_expansion") == 0 ||
+           strcmp(t, "brace_expression") == 0;
+}
+
+/* Unquoted text: a backslash keeps the next byte (and with a newline,
+ * drops both). */
+static void add_unquoted(struct word_builder *w, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\\') {
+            w->quoted = true;
+            if (i + 1 < n) {
+                i++;
+                if (p[i] != '\n')
+                    buf_add(&w->value, p + i, 1);
+                buf_add(&w->unquoted, "_", 1); /* escaped: not special */
+            }
+            continue;
+        }
+        buf_add(&w->value, p + i, 1);
+        buf_add(&w->unquoted, p + i, 1);
+    }
+}
+
+/* Text inside double quotes: \ before $ ` " \ or a newline is removed. */
+static void add_double_quoted(struct word_builder *w, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\\' && i + 1 < n && strchr("$`\"\\\n", p[i + 1]) != NULL) {
+            i++;
+            if (p[i] != '\n')
+                buf_add(&w->value, p + i, 1);
+            continue;
+        }
+        buf_add(&w->value, p + i, 1);
+    }
+}
+
+static void add_node(struct word_builder *w, TSNode n, int depth);
+
+/* The children of a string or concatenation, with the bytes between them
+ * (a string's literal text) added as `gap` says. */
+static void add_parts(struct word_builder *w, TSNode n, size_t from, size_t to,
+                      bool in_string, int depth)
+{
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    size_t at = from;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            size_t ks = ts_node_start_byte(k), ke = ts_node_end_byte(k);
+            if (ks < from || ke > to || !ts_node_is_named(k))
+                continue;
+            const char *kt = ts_node_type(k);
+            if (in_string && strcmp(kt, "string_content") == 0)
+                continue; /* literal: added with the gaps */
+            if (ks > at) {
+                if (in_string)
+                    add_double_quoted(w, w->text + at, ks - at);
+                else
+                    add_unquoted(w, w->text + at, ks - at);
+            }
+            if (in_string && !is_expansion_type(kt))
+                w->dynamic = true; /* nothing else belongs in a string */
+            else
+                add_node(w, k, depth + 1);
+            at = ke;
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    if (to > at) {
+        if (in_string)
+            add_double_quoted(w, w->text + at, to - at);
+        else
+            add_unquoted(w, w->text + at, to - at);
+    }
+}
+
+static void add_node(struct word_builder *w, TSNode n, int depth)
+{
+    const char *t = ts_node_type(n);
+    size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (depth > 4 || is_expansion_type(t)) { // NOLINT(bugprone-branch-clone)
+        w->dynamic = true;
+    } else if (strcmp(t, "word") == 0 || strcmp(t, "number") == 0 ||
+               strcmp(t, "extglob_pattern") == 0 ||
+               strcmp(t, "variable_name") == 0 ||
+               strcmp(t, "special_variable_name") == 0 ||
+               strcmp(t, "test_operator") == 0 || strcmp(t, "regex") == 0) {
+        add_unquoted(w, w->text + s, e - s);
+        if (strcmp(t, "extglob_pattern") == 0)
+            buf_add(&w->unquoted, "*", 1);
+    } else if (strcmp(t, "raw_string") == 0) {
+        w->quoted = true;
+        if (e - s >= 2)
+            buf_add(&w->value, w->text + s + 1, e - s - 2);
+    } else if (strcmp(t, "string") == 0 ||
+               strcmp(t, "translated_string") == 0) {
+        w->quoted = true;
+        size_t open = strcmp(t, "string") == 0 ? 1 : 2;
+        if (e - s >= open + 1)
+            add_parts(w, n, s + open, e - 1, true, depth);
+    } else if (strcmp(t, "ansi_c_string") == 0) {
+        w->quoted = true;
+        if (e - s >= 3) {
+            char *out = malloc(e - s);
+            if (out == NULL) {
+                w->value.failed = true;
+                return;
+            }
+            size_t k = pol_ansi_c_decode(w->text + s + 2, e - s - 3, out);
+            buf_add(&w->value, out, k);
+            free(out);
+        }
+    } else if (strcmp(t, "concatenation") == 0) {
+        add_parts(w, n, s, e, false, depth);
+    } else {
+        w->dynamic = true; /* anything else: not known statically */
+    }
+}
+
+/* Unquoted brace expansion: `{` then `,` or `..` then `}`. */
+static bool has_brace_expansion(const char *u, size_t n)
+{
+    const char *open = memchr(u, '{', n);
+    if (open == NULL)
+        return false;
+    const char *close = memchr(open, '}', n - (size_t)(open - u));
+    if (close == NULL)
+        return false;
+    for (const char *p = open; p < close; p++)
+        if (*p == ',' || (*p == '.' && p + 1 < close && p[1] == '.'))
+            return true;
+    return false;
+}
+
+static bool has_glob(const char *u, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (u[i] == '*' || u[i] == '?' || u[i] == '[')
+            return true;
+    return false;
+}
+
+/* The word of node `n`; 0, or -1 when memory ran out. */
+static int make_word(const char *text, TSNode n, bool command_position,
+                     struct pol_word *out)
+{
+    struct word_builder w = {.text = text};
+    buf_add(&w.value, "", 0);
+    buf_add(&w.unquoted, "", 0);
+    add_node(&w, n, 0);
+    if (has_brace_expansion(w.unquoted.s ? w.unquoted.s : "", w.unquoted.len))
+        w.dynamic = true;
+    if (command_position &&
+        has_glob(w.unquoted.s ? w.unquoted.s : "", w.unquoted.len))
+        w.dynamic = true;
+    bool failed = w.value.failed || w.unquoted.failed;
+    free(w.unquoted.s);
+    if (failed) {
+        free(w.value.s);
+        return -1;
+    }
+    out->dynamic = w.dynamic;
+    out->quoted = w.quoted;
+    if (w.dynamic) {
+        free(w.value.s);
+        size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        out->value = dup_bytes(text + s, e - s);
+        out->len = e - s;
+        return out->value == NULL ? -1 : 0;
+    }
+    out->value = w.value.s;
+    out->len = w.value.len;
+    return 0;
+}
+
+/* ---- Simple commands ---- */
+
+struct walk {
+    const char *text;
+    struct pol_script *out;
+    bool nomem;
+    /* the command a redirected statement's here-document feeds */
+    TSNode stdin_body;
+    enum pol_stdin stdin_kind;
+    char *stdin_text;
+    size_t stdin_len;
+};
+
+static struct pol_simple *new_simple(struct walk *wk, TSNode n)
+{
+    struct pol_script *s = wk->out;
+    if (s->ncmds == s->cap_cmds) {
+        size_t cap = s->cap_cmds ? s->cap_cmds * 2 : 8;
+        struct pol_simple *v = realloc(s->cmds, cap * sizeof(*v));
+        if (v == NULL) {
+            wk->nomem = true;
+            return NULL;
+        }
+        s->cmds = v;
+        s->cap_cmds = cap;
+    }
+    struct pol_simple *c = &s->cmds[s->ncmds++];
+    memset(c, 0, sizeof(*c));
+    c->start = ts_node_start_byte(n);
+    c->end = ts_node_end_byte(n);
+    return c;
+}
+
+static void add_word(struct walk *wk, struct pol_simple *c,
+                     const struct pol_word *w)
+{
+    struct pol_word *v = realloc(c->words, (c->nwords + 1) * sizeof(*v));
+    if (v == NULL) {
+        free(w->value);
+        wk->nomem = true;
+        return;
+    }
+    c->words = v;
+    v[c->nwords++] = *w;
+}
+
+static void add_node_word(struct walk *wk, struct pol_simple *c, TSNode n,
+                          bool command_position)
+{
+    struct pol_word w;
+    if (make_word(wk->text, n, command_position, &w) != 0) {
+        wk->nomem = true;
+        return;
+    }
+    add_word(wk, c, &w);
+}
+
+static void add_assign_name(struct walk *wk, struct pol_simple *c,
+                            TSNode assignment)
+{
+    TSNode name = ts_node_child_by_field_name(assignment, "name", 4);
+    if (ts_node_is_null(name))
+        return;
+    if (type_is(name, "subscript")) {
+        TSNode inner = ts_node_child_by_field_name(name, "name", 4);
+        if (!ts_node_is_null(inner))
+            name = inner;
+    }
+    size_t s = ts_node_start_byte(name), e = ts_node_end_byte(name);
+    char **v = realloc(c->assigns, (c->nassigns + 1) * sizeof(*v));
+    char *d = dup_bytes(wk->text + s, e - s);
+    if (v == NULL || d == NULL) {
+        if (v != NULL)
+            c->assigns = v;
+        free(d);
+        wk->nomem = true;
+        return;
+    }
+    c->assigns = v;
+    v[c->nassigns++] = d;
+}
+
+/* `NAME=VALUE` of a declaration as one word: NAME, `=` or `+=`, VALUE. */
+static void add_assignment_word(struct walk *wk, struct pol_simple *c, TSNode a)
+{
+    TSNode value = ts_node_child_by_field_name(a, "value", 5);
+    size_t s = ts_node_start_byte(a), e = ts_node_end_byte(a);
+    if (ts_node_is_null(value)) {
+        struct pol_word w = {.value = dup_bytes(wk->text + s, e - s),
+                             .len = e - s};
+        if (w.value == NULL)
+            wk->nomem = true;
+        else
+            add_word(wk, c, &w);
+        return;
+    }
+    struct pol_word v;
+    if (make_word(wk->text, value, false, &v) != 0) {
+        wk->nomem = true;
+        return;
+    }
+    size_t head = ts_node_start_byte(value) - s;
+    struct buf b = {0};
+    buf_add(&b, wk->text + s, head);
+    if (v.dynamic)
+        buf_add(&b, wk->text + s + head, e - s - head);
+    else
+        buf_add(&b, v.value, v.len);
+    free(v.value);
+    if (b.failed) {
+        free(b.s);
+        wk->nomem = true;
+        return;
+    }
+    struct pol_word w = {
+        .value = b.s, .len = b.len, .dynamic = v.dynamic, .quoted = v.quoted};
+    add_word(wk, c, &w);
+}
+
+static void attach_stdin(struct walk *wk, struct pol_simple *c, TSNode n)
+{
+    if (ts_node_is_null(wk->stdin_body) || !ts_node_eq(wk->stdin_body, n))
+        return;
+    c->stdin_kind = wk->stdin_kind;
+    c->stdin_text = wk->stdin_text;
+    c->stdin_len = wk->stdin_len;
+    wk->stdin_text = NULL;
+    wk->stdin_body = (TSNode){0};
+}
+
+/* A here-string's word: a script when static. */
+static void herestring_stdin(struct walk *wk, TSNode redirect,
+                             enum pol_stdin *kind, char **text, size_t *len)
+{
+    TSNode value = ts_node_named_child(redirect, 0);
+    *kind = POL_STDIN_OTHER;
+    if (ts_node_is_null(value))
+        return;
+    struct pol_word w;
+    if (make_word(wk->text, value, false, &w) != 0) {
+        wk->nomem = true;
+        return;
+    }
+    if (w.dynamic) {
+        free(w.value);
+        return;
+    }
+    *kind = POL_STDIN_SCRIPT;
+    *text = w.value;
+    *len = w.len;
+}
+
+/* A here-document: a script when its delimiter is quoted or its body has
+ * no expansion. */
+static void heredoc_stdin(struct walk *wk, TSNode redirect,
+                          enum pol_stdin *kind, char **text, size_t *len)
+{
+    *kind = POL_STDIN_OTHER;
+    TSNode body = {0}, start = {0};
+    TSTreeCursor cur = ts_tree_cursor_new(redirect);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            if (type_is(k, "heredoc_body"))
+                body = k;
+            else if (type_is(k, "heredoc_start"))
+                start = k;
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+    if (ts_node_is_null(start))
+        return;
+    if (ts_node_is_null(body)) {
+        *kind = POL_STDIN_SCRIPT; /* an empty document */
+        *text = dup_bytes("", 0);
+        *len = 0;
+        if (*text == NULL)
+            wk->nomem = true;
+        return;
+    }
+    size_t s = ts_node_start_byte(body), e = ts_node_end_byte(body);
+    size_t ss = ts_node_start_byte(start), se = ts_node_end_byte(start);
+    bool quoted = memchr(wk->text + ss, '\'', se - ss) ||
+                  memchr(wk->text + ss, '"', se - ss) ||
+                  memchr(wk->text + ss, '\\', se - ss);
+    bool expands = false;
+    TSTreeCursor bc = ts_tree_cursor_new(body);
+    if (!quoted && ts_tree_cursor_goto_first_child(&bc)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&bc);
+            expands = ts_node_is_named(k) && !type_is(k, "heredoc_content");
+        } while (!expands && ts_tree_cursor_goto_next_sibling(&bc));
+    }
+    ts_tree_cursor_delete(&bc);
+    if (!quoted && (expands || memchr(wk->text + s, '\\', e - s) != NULL))
+        return;
+    *kind = POL_STDIN_SCRIPT;
+    *text = dup_bytes(wk->text + s, e - s);
+    *len = e - s;
+    if (*text == NULL)
+        wk->nomem = true;
+}
+
+/* A redirected statement: remember what feeds its body's stdin. */
+static void note_redirects(struct walk *wk, TSNode n)
+{
+    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    if (ts_node_is_null(body))
+        return;
+    enum pol_stdin kind = POL_STDIN_INHERITED;
+    char *text = NULL;
+    size_t len = 0;
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            const char *t = ts_node_type(k);
+            if (strcmp(t, "heredoc_redirect") == 0 ||
+                strcmp(t, "herestring_redirect") == 0) {
+                free(text);
+                text = NULL;
+                if (t[4] == 'd')
+                    heredoc_stdin(wk, k, &kind, &text, &len);
+                else
+                    herestring_stdin(wk, k, &kind, &text, &len);
+            } else if (strcmp(t, "file_redirect") == 0) {
+                TSNode fd = ts_node_child_by_field_name(k, "descriptor", 10);
+                bool fd0 =
+                    ts_node_is_null(fd) ||
+                    (ts_node_end_byte(fd) - ts_node_start_byte(fd) == 1 &&
+                     wk->text[ts_node_start_byte(fd)] == '0');
+                TSNode op = ts_node_child(k, ts_node_is_null(fd) ? 0 : 1);
+                if (fd0 && !ts_node_is_null(op) &&
+                    (type_is(op, "<") || type_is(op, "<&") ||
+                     type_is(op, "<>"))) {
+                    free(text);
+                    text = NULL;
+                    kind = POL_STDIN_OTHER;
+                }
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+    free(wk->stdin_text);
+    wk->stdin_body = body;
+    wk->stdin_kind = kind;
+    wk->stdin_text = text;
+    wk->stdin_len = len;
+}
+
+static void visit_command(struct walk *wk, TSNode n)
+{
+    struct pol_simple *c = new_simple(wk, n);
+    if (c == NULL)
+        return;
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            const char *field = ts_tree_cursor_current_field_name(&cur);
+            const char *t = ts_node_type(k);
+            if (strcmp(t, "variable_assignment") == 0) {
+                add_assign_name(wk, c, k);
+            } else if (field != NULL && strcmp(field, "name") == 0) {
+                TSNode w = ts_node_named_child(k, 0);
+                add_node_word(wk, c, ts_node_is_null(w) ? k : w, true);
+            } else if (field != NULL && strcmp(field, "argument") == 0) {
+                add_node_word(wk, c, k, false);
+            } else if (strcmp(t, "herestring_redirect") == 0) {
+                free(c->stdin_text);
+                c->stdin_text = NULL;
+                herestring_stdin(wk, k, &c->stdin_kind, &c->stdin_text,
+                                 &c->stdin_len);
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+    if (c->stdin_kind == POL_STDIN_INHERITED)
+        attach_stdin(wk, c, n);
+}
+
+/* export/declare/local/readonly/typeset and unset/unsetenv. */
+static void visit_declaration(struct walk *wk, TSNode n)
+{
+    struct pol_simple *c = new_simple(wk, n);
+    if (c == NULL)
+        return;
+    c->declaration = true;
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            const char *t = ts_node_type(k);
+            if (!ts_node_is_named(k)) {
+                size_t s = ts_node_start_byte(k), e = ts_node_end_byte(k);
+                struct pol_word w = {.value = dup_bytes(wk->text + s, e - s),
+                                     .len = e - s};
+                if (w.value == NULL)
+                    wk->nomem = true;
+                else
+                    add_word(wk, c, &w);
+            } else if (strcmp(t, "variable_assignment") == 0) {
+                add_assign_name(wk, c, k);
+                add_assignment_word(wk, c, k);
+            } else if (strcmp(t, "comment") != 0) {
+                add_node_word(wk, c, k, false);
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+}
+
+/* Assignments alone: a simple command with no words. */
+static void visit_assignments(struct walk *wk, TSNode n, bool single)
+{
+    struct pol_simple *c = new_simple(wk, n);
+    if (c == NULL)
+        return;
+    if (single) {
+        add_assign_name(wk, c, n);
+        return;
+    }
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            if (type_is(k, "variable_assignment"))
+                add_assign_name(wk, c, k);
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+}
+
+static bool harmless_target(const struct pol_word *w)
+{
+    return !w->dynamic && (strcmp(w->value, "/dev/null") == 0 ||
+                           strcmp(w->value, "/dev/stdout") == 0 ||
+                           strcmp(w->value, "/dev/stderr") == 0);
+}
+
+/* A file redirection that writes adds `>` TARGET. */
+static void visit_file_redirect(struct walk *wk, TSNode n)
+{
+    const char *op = NULL;
+    TSNode dest = ts_node_child_by_field_name(n, "destination", 11);
+    TSTreeCursor cur = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&cur)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&cur);
+            if (!ts_node_is_named(k) && op == NULL)
+                op = ts_node_type(k);
+        } while (ts_tree_cursor_goto_next_sibling(&cur));
+    }
+    ts_tree_cursor_delete(&cur);
+    if (op == NULL || ts_node_is_null(dest))
+        return;
+    bool writes = strcmp(op, ">") == 0 || strcmp(op, ">>") == 0 ||
+                  strcmp(op, ">|") == 0 || strcmp(op, "&>") == 0 ||
+                  strcmp(op, "&>>") == 0 || strcmp(op, "<>") == 0;
+    struct pol_word target;
+    if (make_word(wk->text, dest, false, &target) != 0) {
+        wk->nomem = true;
+        return;
+    }
+    if (strcmp(op, ">&") == 0) {
+        /* `>&N` and `>&-` duplicate; `>&FILE` writes FILE (as `&>`) */
+        bool digits = target.len > 0;
+        for (size_t i = 0; i < target.len; i++)
+            digits = digits && target.value[i] >= '0' && target.value[i] <= '9';
+        writes = target.dynamic || !(digits || strcmp(target.value, "-") == 0);
+    }
+    if (!writes || harmless_target(&target)) {
+        free(target.value);
+        return;
+    }
+    struct pol_simple *c = new_simple(wk, n);
+    if (c == NULL) {
+        free(target.value);
+        return;
+    }
+    c->redirect_target = true;
+    struct pol_word gt = {.value = dup_bytes(">", 1), .len = 1};
+    if (gt.value == NULL) {
+        free(target.value);
+        wk->nomem = true;
+        return;
+    }
+    add_word(wk, c, &gt);
+    add_word(wk, c, &target);
+}
+
+static void visit_function(struct walk *wk, TSNode n)
+{
+    TSNode name = ts_node_child_by_field_name(n, "name", 4);
+    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    if (ts_node_is_null(name) || ts_node_is_null(body))
+        return;
+    struct pol_script *s = wk->out;
+    if (s->nfuncs == s->cap_funcs) {
+        size_t cap = s->cap_funcs ? s->cap_funcs * 2 : 4;
+        struct pol_funcdef *v = realloc(s->funcs, cap * sizeof(*v));
+        if (v == NULL) {
+            wk->nomem = true;
+            return;
+        }
+        s->funcs = v;
+        s->cap_funcs = cap;
+    }
+    struct pol_funcdef *f = &s->funcs[s->nfuncs];
+    size_t ns = ts_node_start_byte(name), ne = ts_node_end_byte(name);
+    f->name = dup_bytes(wk->text + ns, ne - ns);
+    if (f->name == NULL) {
+        wk->nomem = true;
+        return;
+    }
+    f->body_start = ts_node_start_byte(body);
+    f->body_end = ts_node_end_byte(body);
+    f->defined_at = ts_node_start_byte(n);
+    s->nfuncs++;
+}
+
+/* Nodes that open a level of nesting. */
+static bool nests(const char *t)
+{
+    static const char *const kinds[] = {"command_substitution",
+                                        "process_substitution",
+                                        "subshell",
+                                        "compound_statement",
+                                        "do_group",
+                                        "if_statement",
+                                        "case_statement",
+                                        "arithmetic_expansion",
+                                        "expansion",
+                                        "string",
+                                        "function_definition",
+                                        "heredoc_redirect",
+                                        "test_command",
+                                        "array",
+                                        NULL};
+    for (const char *const *k = kinds; *k; k++)
+        if (strcmp(t, *k) == 0)
+            return true;
+    return false;
+}
+
+/* A backtick substitution holding \` (nested backticks), which
+ * tree-sitter-bash reads differently from bash. */
+static bool nested_backticks(const char *text, TSNode n)
+{
+    size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (e - s < 2 || text[s] != '`')
+        return false;
+    for (size_t i = s + 1; i + 1 < e; i++) {
+        if (text[i] == '\\') {
+            if (text[i + 1] == '`')
+                return true;
+            i++;
+        }
+    }
+    return false;
+}
+
+/* Visits node `n` on the way down; returns false to skip its subtree. */
+static bool visit(struct walk *wk, TSNode n, const char *parent)
+{
+    const char *t = ts_node_type(n);
+    if (strcmp(t, "command") == 0) {
+        visit_command(wk, n);
+    } else if (strcmp(t, "declaration_command") == 0 ||
+               strcmp(t, "unset_command") == 0) {
+        visit_declaration(wk, n);
+    } else if (strcmp(t, "variable_assignments") == 0) {
+        visit_assignments(wk, n, false);
+    } else if (strcmp(t, "variable_assignment") == 0) {
+        if (strcmp(parent, "command") != 0 &&
+            strcmp(parent, "declaration_command") != 0 &&
+            strcmp(parent, "variable_assignments") != 0)
+            visit_assignments(wk, n, true);
+    } else if (strcmp(t, "redirected_statement") == 0) {
+        note_redirects(wk, n);
+    } else if (strcmp(t, "file_redirect") == 0) {
+        visit_file_redirect(wk, n);
+    } else if (strcmp(t, "function_definition") == 0) {
+        visit_function(wk, n);
+    } else if (strcmp(t, "command_substitution") == 0 &&
+               nested_backticks(wk->text, n)) {
+        wk->out->error = "parse error";
+    } else if (strcmp(t, "comment") == 0) {
+        return false;
+    }
+    return true;
+}
+
+static void walk_tree(struct walk *wk, TSNode root)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    /* the types of the nodes above, and how many of them nest */
+    size_t cap = 64, depth = 0, nesting = 0;
+    const char **types = malloc(cap * sizeof(*types));
+    bool *nested = malloc(cap * sizeof(*nested));
+    if (types == NULL || nested == NULL) {
+        wk->nomem = true;
+        goto out;
+    }
+    types[0] = "";
+    nested[0] = false;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        const char *parent = depth > 0 ? types[depth - 1] : "";
+        bool down = ts_node_is_named(n) && visit(wk, n, parent);
+        if (wk->nomem || wk->out->error != NULL)
+            break;
+        if (down && ts_tree_cursor_goto_first_child(&cur)) {
+            if (depth + 1 >= cap) {
+                cap *= 2;
+                const char **t = realloc(types, cap * sizeof(*t));
+                if (t != NULL)
+                    types = t;
+                bool *b = realloc(nested, cap * sizeof(*b));
+                if (b != NULL)
+                    nested = b;
+                if (t == NULL || b == NULL) {
+                    wk->nomem = true;
+                    break;
+                }
+            }
+            types[depth] = ts_node_type(n);
+            nested[depth] = nests(types[depth]);
+            nesting += nested[depth];
+            depth++;
+            if (nesting > POL_MAX_NESTING) {
+                wk->out->error = "nesting too deep";
+                break;
+            }
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (depth == 0 || !ts_tree_cursor_goto_parent(&cur))
+                goto out;
+            depth--;
+            nesting -= nested[depth];
+        }
+    }
+out:
+    free(types);
+    free(nested);
+    ts_tree_cursor_delete(&cur);
+}
+
+void pol_script_free(struct pol_script *s)
+{
+    for (size_t i = 0; i < s->ncmds; i++) {
+        struct pol_simple *c = &s->cmds[i];
+        for (size_t k = 0; k < c->nwords; k++)
+            free(c->words[k].value);
+        free(c->words);
+        for (size_t k = 0; k < c->nassigns; k++)
+            free(c->assigns[k]);
+        free(c->assigns);
+        free(c->stdin_text);
+    }
+    free(s->cmds);
+    for (size_t i = 0; i < s->nfuncs; i++)
+        free(s->funcs[i].name);
+    free(s->funcs);
+    memset(s, 0, sizeof(*s));
+}
+
+int pol_bash_parse(const char *text, size_t len, struct pol_script *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (len > POL_MAX_COMMAND || memchr(text, '\0', len) != NULL) {
+        out->error = "parse error";
+        return 0;
+    }
+    TSParser *parser = ts_parser_new();
+    if (parser == NULL)
+        return -1;
+    if (!ts_parser_set_language(parser, tree_sitter_bash())) {
+        ts_parser_delete(parser);
+        out->error = "parse error";
+        return 0;
+    }
+    TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
+    ts_parser_delete(parser);
+    if (tree == NULL)
+        return -1;
+    TSNode root = ts_tree_root_node(tree);
+    struct walk wk = {.text = text, .out = out};
+    if (ts_node_has_error(root))
+        out->error = "parse error";
+    else
+        walk_tree(&wk, root);
+    free(wk.stdin_text);
+    ts_tree_delete(tree);
+    if (out->error != NULL) {
+        const char *e = out->error;
+        pol_script_free(out);
+        out->error = e;
+    }
+    if (wk.nomem) {
+        pol_script_free(out);
+        return -1;
+    }
+    return 0;
+}

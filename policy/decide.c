@@ -1,0 +1,898 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deciding a command string: every simple command the walk found goes
+ * through the steps of the policy in order (listed assignments, a dynamic
+ * command word, functions, git's options, strings that are scripts,
+ * shells, wrappers, privilege wrappers, find, source, neutral builtins,
+ * the rules), and the strictest decision wins. Scripts inside (bash -c,
+ * eval, here-documents to shells, function bodies) recurse, at most
+ * POL_MAX_DEPTH deep. Each simple command, and each inner command a
+ * wrapper runs, becomes one entry of the verdict.
+ */
+#include "decide.h"
+
+#include "wrappers.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POL_MAX_DEPTH 8
+
+/* ---- Outcomes ---- */
+
+struct outcome {
+    bool set;
+    enum bsh_decision d;
+    const struct bsh_policy_rule *rule;
+    const char *reason;
+};
+
+static void combine(struct outcome *o, struct outcome x)
+{
+    if (x.set && (!o->set || x.d > o->d))
+        *o = x;
+}
+
+static struct outcome decided(enum bsh_decision d)
+{
+    return (struct outcome){.set = true, .d = d};
+}
+
+struct ctx {
+    const struct bsh_policy *policy;
+    const struct pol_lookup *lookup; /* session aliases and functions */
+    struct pol_verdict_builder *vb;
+    bool nomem;
+    /* the scripts being decided, innermost last: their functions */
+    const struct pol_script *scopes[POL_MAX_DEPTH + 2];
+    const char *scope_text[POL_MAX_DEPTH + 2];
+    size_t nscopes;
+};
+
+static struct outcome opaque(const struct ctx *c, const char *reason)
+{
+    enum bsh_decision d =
+        c->policy->default_decision == BSH_DENY ? BSH_DENY : BSH_ASK;
+    return (struct outcome){.set = true, .d = d, .reason = reason};
+}
+
+static struct outcome by_default(const struct ctx *c)
+{
+    return decided(c->policy->default_decision);
+}
+
+/* ---- Rules ---- */
+
+static const char *base_name(const char *s)
+{
+    const char *slash = strrchr(s, '/');
+    return slash ? slash + 1 : s;
+}
+
+static bool is_source(const char *s, size_t len)
+{
+    return (len == 1 && s[0] == '.') ||
+           (len == 6 && memcmp(s, "source", 6) == 0);
+}
+
+static bool host_lists(const struct bsh_policy *p, const char *name,
+                       const char *path)
+{
+    for (size_t i = 0; i < p->nhosts; i++) {
+        if (strcmp(p->hosts[i].name, name) != 0)
+            continue;
+        for (size_t k = 0; k < p->hosts[i].npaths; k++)
+            if (strcmp(p->hosts[i].paths[k], path) == 0)
+                return true;
+    }
+    return false;
+}
+
+static bool token_equal(const struct pol_str *a, const char *v, size_t len)
+{
+    return a->len == len && memcmp(a->s, v, len) == 0;
+}
+
+/* Whether position 0 of `rule` matches the static command word `w`. */
+static bool first_word_matches(const struct bsh_policy *p,
+                               const struct pol_rule *rule,
+                               const struct pol_word *w, bool allow)
+{
+    const struct pol_alts *a = &rule->pattern[0];
+    bool path = memchr(w->value, '/', w->len) != NULL;
+    const char *base = base_name(w->value);
+    size_t blen = w->len - (size_t)(base - w->value);
+    for (size_t j = 0; j < a->n; j++) {
+        const struct pol_str *t = &a->v[j];
+        if (token_equal(t, w->value, w->len))
+            return true;
+        if (is_source(t->s, t->len) && is_source(w->value, w->len))
+            return true;
+        if (path && token_equal(t, base, blen) &&
+            (!allow || host_lists(p, t->s, w->value)))
+            return true;
+    }
+    return false;
+}
+
+enum match_mode { MATCH_ALL, MATCH_STRICT_ONLY };
+
+/* The strictest decision of the rules that match (or may match) `w`. */
+static struct outcome match_rules(const struct ctx *c, const struct pol_word *w,
+                                  size_t n, enum match_mode mode)
+{
+    struct outcome o = {0};
+    const struct bsh_policy *p = c->policy;
+    if (n == 0)
+        return o;
+    for (size_t r = 0; r < p->nrules; r++) {
+        const struct pol_rule *rule = p->rules[r];
+        const char *d = rule->pub.decision;
+        bool allow = d[0] == 'a';
+        if (n < rule->npattern || (allow && mode == MATCH_STRICT_ONLY))
+            continue;
+        bool may = false, match = true;
+        for (size_t i = 0; i < rule->npattern && match; i++) {
+            if (w[i].dynamic) {
+                may = true;
+            } else if (i == 0) {
+                match = first_word_matches(p, rule, &w[0], allow);
+            } else {
+                match = false;
+                for (size_t j = 0; j < rule->pattern[i].n && !match; j++)
+                    match = token_equal(&rule->pattern[i].v[j], w[i].value,
+                                        w[i].len);
+            }
+        }
+        if (!match || (may && allow))
+            continue;
+        enum bsh_decision dec = may           ? BSH_ASK
+                                : allow       ? BSH_ALLOW
+                                : d[0] == 'p' ? BSH_ASK
+                                              : BSH_DENY;
+        combine(&o,
+                (struct outcome){.set = true, .d = dec, .rule = &rule->pub});
+    }
+    return o;
+}
+
+/* The rules, else the default (step 14). */
+static struct outcome rules_or(const struct ctx *c, const struct pol_word *w,
+                               size_t n, struct outcome otherwise)
+{
+    struct outcome o = match_rules(c, w, n, MATCH_ALL);
+    return o.set ? o : otherwise;
+}
+
+/* ---- Entries ---- */
+
+struct frame {
+    size_t start, end; /* of the command in the text of its level */
+    const char *const *via;
+    size_t nvia;
+    int depth;
+};
+
+static size_t new_entry(struct ctx *c, const struct frame *f,
+                        const struct pol_word *w, size_t n)
+{
+    size_t i = pol_verdict_add(c->vb, f->start, f->end, f->via, f->nvia, w, n);
+    if (i == SIZE_MAX)
+        c->nomem = true;
+    return i;
+}
+
+static void set_entry(struct ctx *c, size_t i, struct outcome o)
+{
+    if (i != SIZE_MAX)
+        pol_verdict_set(c->vb, i, o.d, o.rule, o.reason);
+}
+
+static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
+                                    const struct frame *f, const char *via);
+static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
+                                   size_t n, const struct pol_simple *sc,
+                                   const struct frame *f, unsigned flags);
+
+enum { SKIP_FUNCTIONS = 1, XARGS_INPUT = 2 };
+
+/* A nested frame: one more `via` element. */
+struct nested {
+    struct frame f;
+    const char *via[POL_MAX_DEPTH + 4];
+};
+
+static bool nest(const struct frame *outer, const char *via, struct nested *out)
+{
+    out->f = *outer;
+    out->f.depth = outer->depth + 1;
+    size_t n =
+        outer->nvia < POL_MAX_DEPTH + 3 ? outer->nvia : POL_MAX_DEPTH + 3;
+    for (size_t i = 0; i < n; i++) // cppcheck-suppress knownConditionTrueFalse
+        out->via[i] = outer->via[i];
+    out->via[n] = via;
+    out->f.via = out->via;
+    out->f.nvia = n + 1;
+    return out->f.depth <= POL_MAX_DEPTH;
+}
+
+/* Decides words `w` as an inner command (a wrapper's), as its own entry. */
+static struct outcome decide_inner(struct ctx *c, const struct pol_word *w,
+                                   size_t n, const struct frame *f,
+                                   const char *via, unsigned flags)
+{
+    struct nested nf;
+    bool ok = nest(f, via, &nf);
+    size_t e = new_entry(c, &nf.f, w, n);
+    struct outcome o = ok ? decide_words(c, w, n, NULL, &nf.f, flags)
+                          : opaque(c, "nesting too deep");
+    set_entry(c, e, o);
+    return o;
+}
+
+/* ---- Steps ---- */
+
+static bool listed_name(const char *name)
+{
+    static const char *const listed[] = {"PATH",
+                                         "IFS",
+                                         "ENV",
+                                         "BASH_ENV",
+                                         "SHELLOPTS",
+                                         "BASHOPTS",
+                                         "PROMPT_COMMAND",
+                                         "PS4",
+                                         "GIT_SSH_COMMAND",
+                                         "GIT_SSH",
+                                         "GIT_EXEC_PATH",
+                                         "GIT_EXTERNAL_DIFF",
+                                         "GIT_PAGER",
+                                         "PAGER",
+                                         "EDITOR",
+                                         "VISUAL",
+                                         "GIT_EDITOR",
+                                         "LESSOPEN",
+                                         "LESSCLOSE",
+                                         "GIT_ASKPASS",
+                                         "SSH_ASKPASS",
+                                         "BASH_FUNC",
+                                         "CDPATH",
+                                         "GLOBIGNORE",
+                                         "BASH_XTRACEFD",
+                                         "HISTFILE",
+                                         "GIT_DIR",
+                                         "GIT_WORK_TREE",
+                                         "GIT_TEMPLATE_DIR",
+                                         "PYTHONSTARTUP",
+                                         "PYTHONPATH",
+                                         "NODE_OPTIONS",
+                                         "PERL5OPT",
+                                         "RUBYOPT",
+                                         NULL};
+    for (const char *const *l = listed; *l; l++)
+        if (strcmp(name, *l) == 0)
+            return true;
+    return strncmp(name, "LD_", 3) == 0 ||
+           strncmp(name, "GIT_CONFIG", 10) == 0 ||
+           strncmp(name, "BASH_FUNC_", 10) == 0;
+}
+
+/* Step 1: a listed assignment makes the command opaque. */
+static struct outcome check_assignments(const struct ctx *c, char *const *names,
+                                        size_t n)
+{
+    struct outcome o = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (listed_name(names[i])) {
+            o = opaque(c, pol_reason_assignment(c->vb, names[i]));
+            break;
+        }
+    }
+    return o;
+}
+
+/* The NAME of a static `NAME=VALUE` word (into buf), or NULL. */
+static const char *assigned_name(const struct pol_word *w, char *buf,
+                                 size_t size)
+{
+    const char *eq = memchr(w->value, '=', w->len);
+    if (eq == NULL || eq == w->value || (size_t)(eq - w->value) >= size)
+        return NULL;
+    size_t n = (size_t)(eq - w->value);
+    if (n > 0 && w->value[n - 1] == '+')
+        n--;
+    memcpy(buf, w->value, n);
+    buf[n] = '\0';
+    const char *br = strchr(buf, '[');
+    if (br != NULL)
+        buf[br - buf] = '\0';
+    return buf;
+}
+
+static const struct pol_funcdef *find_function(const struct ctx *c,
+                                               const char *name, size_t before,
+                                               const char **text)
+{
+    for (size_t s = c->nscopes; s-- > 0;) {
+        const struct pol_script *sc = c->scopes[s];
+        for (size_t i = sc->nfuncs; i-- > 0;) {
+            const struct pol_funcdef *f = &sc->funcs[i];
+            if (strcmp(f->name, name) == 0 &&
+                (s + 1 < c->nscopes || f->defined_at < before)) {
+                *text = c->scope_text[s];
+                return f;
+            }
+        }
+    }
+    return NULL;
+}
+
+static bool is_shell(const char *b)
+{
+    static const char *const shells[] = {"bash",  "sh",   "dash", "zsh",
+                                         "ksh",   "ash",  "mksh", "rbash",
+                                         "pdksh", "yash", NULL};
+    for (const char *const *s = shells; *s; s++)
+        if (strcmp(b, *s) == 0)
+            return true;
+    return false;
+}
+
+/* Step 8: a shell. */
+static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
+                                   size_t n, const struct pol_simple *sc,
+                                   const struct frame *f, const char *name)
+{
+    struct outcome own = match_rules(c, w, n, MATCH_ALL);
+    bool has_c = false, from_stdin = false;
+    size_t i = 1;
+    for (; i < n; i++) {
+        const struct pol_word *x = &w[i];
+        if (x->dynamic) {
+            struct outcome o = opaque(c, "shell with a dynamic script");
+            combine(&o, own);
+            return own.set && own.d == BSH_DENY ? own : o;
+        }
+        const char *v = x->value;
+        if (strcmp(v, "--") == 0 || strcmp(v, "-") == 0) {
+            i++;
+            break;
+        }
+        if (v[0] == '-' && v[1] == '-') {
+            if (strcmp(v, "--rcfile") == 0 || strcmp(v, "--init-file") == 0)
+                i++;
+            continue;
+        }
+        if ((v[0] == '-' || v[0] == '+') && v[1] != '\0') {
+            bool takes = false;
+            for (const char *k = v + 1; *k; k++) {
+                if (*k == 'c' && v[0] == '-')
+                    has_c = true;
+                if (*k == 's')
+                    from_stdin = true;
+                if (*k == 'o' || *k == 'O')
+                    takes = true;
+            }
+            if (takes)
+                i++;
+            continue;
+        }
+        break;
+    }
+    char via[64];
+    struct outcome o = {0};
+    if (has_c) {
+        if (i >= n)
+            return rules_or(c, w, n, by_default(c));
+        if (w[i].dynamic) {
+            o = opaque(c, "shell with a dynamic script");
+        } else {
+            snprintf(via, sizeof(via), "%s -c", name);
+            o = decide_script(c, w[i].value, w[i].len, f,
+                              pol_intern(c->vb, via));
+        }
+    } else if (i < n && !from_stdin) {
+        o = own.set ? own : opaque(c, "shell runs a script file");
+        return o;
+    } else if (sc != NULL && sc->stdin_kind == POL_STDIN_SCRIPT) {
+        snprintf(via, sizeof(via), "%s <<", name);
+        o = decide_script(c, sc->stdin_text, sc->stdin_len, f,
+                          pol_intern(c->vb, via));
+    } else {
+        return own.set
+                   ? own
+                   : opaque(c, "shell reads its script from standard input");
+    }
+    combine(&o, own);
+    return o;
+}
+
+/* Step 7: eval, trap, alias. Returns false when `w` is none of them. */
+static bool decide_script_builtin(struct ctx *c, const struct pol_word *w,
+                                  size_t n, const struct frame *f,
+                                  struct outcome *o)
+{
+    const char *name = w[0].value;
+    struct outcome own = match_rules(c, w, n, MATCH_ALL);
+    if (strcmp(name, "eval") == 0) {
+        size_t i = 1;
+        if (i < n && !w[i].dynamic && strcmp(w[i].value, "--") == 0)
+            i++;
+        size_t total = 0;
+        for (size_t k = i; k < n; k++) {
+            if (w[k].dynamic) {
+                *o = opaque(c, "eval of a dynamic string");
+                combine(o, own);
+                return true;
+            }
+            total += w[k].len + 1;
+        }
+        char *joined = malloc(total + 1);
+        if (joined == NULL) {
+            c->nomem = true;
+            return true;
+        }
+        size_t at = 0;
+        for (size_t k = i; k < n; k++) {
+            if (at)
+                joined[at++] = ' ';
+            memcpy(joined + at, w[k].value, w[k].len);
+            at += w[k].len;
+        }
+        joined[at] = '\0';
+        *o = decide_script(c, joined, at, f, "eval");
+        free(joined);
+        combine(o, own);
+        return true;
+    }
+    if (strcmp(name, "trap") == 0) {
+        size_t i = 1;
+        while (i < n && !w[i].dynamic && w[i].value[0] == '-' &&
+               strcmp(w[i].value, "-") != 0) {
+            bool end = strcmp(w[i].value, "--") == 0;
+            i++;
+            if (end)
+                break;
+        }
+        if (n - i < 2 || (!w[i].dynamic && strcmp(w[i].value, "-") == 0)) {
+            *o = rules_or(c, w, n, decided(BSH_ALLOW)); /* lists or resets */
+            return true;
+        }
+        if (w[i].dynamic)
+            *o = opaque(c, "dynamic trap string");
+        else
+            *o = decide_script(c, w[i].value, w[i].len, f, "trap");
+        combine(o, own);
+        return true;
+    }
+    if (strcmp(name, "alias") == 0) {
+        *o = own.set ? own : decided(BSH_ALLOW);
+        for (size_t i = 1; i < n; i++) {
+            const char *eq = memchr(w[i].value, '=', w[i].len);
+            if (w[i].dynamic) {
+                combine(o, opaque(c, "dynamic alias value"));
+            } else if (eq != NULL) {
+                size_t off = (size_t)(eq + 1 - w[i].value);
+                combine(o,
+                        decide_script(c, eq + 1, w[i].len - off, f, "alias"));
+            }
+        }
+        combine(o, own);
+        return true;
+    }
+    return false;
+}
+
+/* Step 6: git's global options. */
+static struct outcome decide_git(struct ctx *c, const struct pol_word *w,
+                                 size_t n)
+{
+    static const char *const with_arg[] = {"-C", "--git-dir", "--work-tree",
+                                           "--namespace", NULL};
+    static const char *const flags[] = {"--no-pager",
+                                        "-P",
+                                        "--bare",
+                                        "--no-replace-objects",
+                                        "--literal-pathspecs",
+                                        "-p",
+                                        "--paginate",
+                                        "--no-optional-locks",
+                                        "--glob-pathspecs",
+                                        "--noglob-pathspecs",
+                                        "--icase-pathspecs",
+                                        "--no-lazy-fetch",
+                                        NULL};
+    size_t i = 1;
+    while (i < n) {
+        const struct pol_word *x = &w[i];
+        if (x->dynamic)
+            return opaque(c, "git -c can run commands");
+        const char *v = x->value;
+        if (v[0] != '-')
+            break;
+        if (strcmp(v, "-c") == 0 || strncmp(v, "-c", 2) == 0 ||
+            strncmp(v, "--config-env", 12) == 0 ||
+            strncmp(v, "--exec-path", 11) == 0)
+            return opaque(c, "git -c can run commands");
+        bool known = false;
+        for (const char *const *a = with_arg; *a && !known; a++) {
+            size_t l = strlen(*a);
+            if (strcmp(v, *a) == 0) {
+                known = true;
+                i++;
+                if (i < n && w[i].dynamic && strcmp(*a, "-C") != 0)
+                    known = true;
+            } else if (strncmp(v, *a, l) == 0 && v[l] == '=') {
+                known = true;
+            }
+        }
+        for (const char *const *a = flags; *a && !known; a++)
+            known = strcmp(v, *a) == 0;
+        if (!known)
+            break; /* --version, --help, ...: decided by the rules */
+        i++;
+    }
+    if (i == 1)
+        return rules_or(c, w, n, by_default(c));
+    if (i > n)
+        i = n;
+    struct pol_word *view = malloc((n - i + 1) * sizeof(*view));
+    if (view == NULL)
+        return opaque(c, "parse error");
+    view[0] = w[0];
+    memcpy(view + 1, w + i, (n - i) * sizeof(*view));
+    struct outcome o = rules_or(c, view, n - i + 1, by_default(c));
+    free(view);
+    return o;
+}
+
+/* Steps 9 and 10: a wrapper. */
+static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
+                                     size_t n, const struct frame *f,
+                                     const struct pol_wrapper *wr,
+                                     bool privilege,
+                                     const struct pol_simple *sc)
+{
+    (void)sc;
+    struct pol_unwrap u;
+    pol_unwrap(wr, w, n, &u);
+    const char *name = pol_wrapper_name(wr);
+    struct outcome own = match_rules(c, w, n, MATCH_ALL);
+    struct outcome o = privilege ? (own.set ? own : by_default(c)) : own;
+    if (u.unknown != NULL) {
+        combine(&o,
+                opaque(c, pol_reason_unknown_option(c->vb, name, u.unknown)));
+        return o;
+    }
+    if (u.dynamic) {
+        combine(&o, opaque(c, "command word is not static"));
+        return o;
+    }
+    for (size_t i = u.assign_from; i < u.assign_to; i++) {
+        char buf[256];
+        const char *an = assigned_name(&w[i], buf, sizeof(buf));
+        if (an != NULL && listed_name(an))
+            combine(&o, opaque(c, pol_reason_assignment(c->vb, an)));
+    }
+    if (u.output != NULL) {
+        struct pol_word t[2] = {{.value = (char *)">", .len = 1},
+                                {.value = (char *)u.output,
+                                 .len = strlen(u.output),
+                                 .dynamic = u.output_dynamic}};
+        combine(&o, decide_inner(c, t, 2, f, name, 0));
+    }
+    if (u.script != NULL) {
+        char via[64];
+        snprintf(via, sizeof(via), "%s %s", name,
+                 strcmp(name, "env") == 0 ? "-S" : "-c");
+        if (u.script_dynamic) {
+            combine(&o, opaque(c, strcmp(name, "env") == 0
+                                      ? "env -S with a dynamic string"
+                                      : "shell with a dynamic script"));
+        } else {
+            combine(&o, decide_script(c, u.script, strlen(u.script), f,
+                                      pol_intern(c->vb, via)));
+        }
+        if (strcmp(name, "env") != 0 || u.next >= n)
+            return o;
+    }
+    if (u.no_command || u.next >= n) {
+        if (u.no_command && !u.query && !u.bare_runs_nothing && !o.set)
+            return by_default(c);
+        if (u.next >= n && u.bare_echo) {
+            struct pol_word echo = {.value = (char *)"echo", .len = 4};
+            struct pol_word words[2] = {
+                echo, {.value = (char *)"(input)", .len = 7, .dynamic = true}};
+            combine(&o, decide_inner(c, words, 2, f, name, 0));
+            return o;
+        }
+        if (o.set)
+            return o;
+        return u.bare_runs_nothing && !u.query ? decided(BSH_ALLOW)
+                                               : by_default(c);
+    }
+    /* The inner command: xargs adds words from its input, and -I puts
+     * them inside words. */
+    size_t inner_n = n - u.next + (u.reads_stdin_args ? 1 : 0);
+    struct pol_word *inner = malloc(inner_n * sizeof(*inner));
+    if (inner == NULL) {
+        c->nomem = true;
+        return o;
+    }
+    memcpy(inner, w + u.next, (n - u.next) * sizeof(*inner));
+    if (u.reads_stdin_args) {
+        inner[inner_n - 1] = (struct pol_word){
+            .value = (char *)"(input)", .len = 7, .dynamic = true};
+        for (size_t i = 0; i < inner_n - 1 && u.replace != NULL && *u.replace;
+             i++)
+            if (strstr(inner[i].value, u.replace) != NULL)
+                inner[i].dynamic = true;
+    }
+    combine(&o, decide_inner(c, inner, inner_n, f, name,
+                             u.skip_functions ? SKIP_FUNCTIONS : 0));
+    free(inner);
+    return o;
+}
+
+/* Step 11: find's -exec, -delete and -fprint. */
+static struct outcome decide_find(struct ctx *c, const struct pol_word *w,
+                                  size_t n, const struct frame *f)
+{
+    struct outcome own = match_rules(c, w, n, MATCH_ALL);
+    struct outcome o = own.set ? own : by_default(c);
+    for (size_t i = 1; i < n; i++) {
+        const struct pol_word *x = &w[i];
+        if (x->dynamic) {
+            combine(&o, opaque(c, "command word is not static"));
+            continue;
+        }
+        const char *v = x->value;
+        if (strcmp(v, "-exec") == 0 || strcmp(v, "-execdir") == 0 ||
+            strcmp(v, "-ok") == 0 || strcmp(v, "-okdir") == 0) {
+            size_t s = i + 1, e = s;
+            while (e < n &&
+                   !(!w[e].dynamic && (strcmp(w[e].value, ";") == 0 ||
+                                       (strcmp(w[e].value, "+") == 0 && e > s &&
+                                        strcmp(w[e - 1].value, "{}") == 0))))
+                e++;
+            if (e > s) {
+                struct pol_word *inner = malloc((e - s) * sizeof(*inner));
+                if (inner == NULL) {
+                    c->nomem = true;
+                    return o;
+                }
+                memcpy(inner, w + s, (e - s) * sizeof(*inner));
+                for (size_t k = 0; k < e - s; k++)
+                    if (strstr(inner[k].value, "{}") != NULL)
+                        inner[k].dynamic = true;
+                char via[32];
+                snprintf(via, sizeof(via), "find %s", v);
+                combine(&o, decide_inner(c, inner, e - s, f,
+                                         pol_intern(c->vb, via), 0));
+                free(inner);
+            }
+            i = e;
+        } else if (strcmp(v, "-delete") == 0) {
+            struct pol_word rm = {.value = (char *)"rm", .len = 2};
+            combine(&o, decide_inner(c, &rm, 1, f, "find -delete", 0));
+        } else if ((strcmp(v, "-fprint") == 0 || strcmp(v, "-fprint0") == 0 ||
+                    strcmp(v, "-fprintf") == 0 || strcmp(v, "-fls") == 0) &&
+                   i + 1 < n) {
+            struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i + 1]};
+            combine(&o, decide_inner(c, t, 2, f, "find", 0));
+            i += strcmp(v, "-fprintf") == 0 ? 2 : 1;
+        }
+    }
+    return o;
+}
+
+static bool is_neutral(const char *name)
+{
+    static const char *const neutral[] = {
+        "cd",     "pushd",    "popd",    "export",   "unset", "declare",
+        "local",  "readonly", "typeset", "set",      "shopt", "true",
+        "false",  ":",        "test",    "[",        "wait",  "shift",
+        "return", "exit",     "break",   "continue", "umask", NULL};
+    for (const char *const *k = neutral; *k; k++)
+        if (strcmp(name, *k) == 0)
+            return true;
+    return false;
+}
+
+/* A session alias, expanded: its value with the other words appended. */
+static bool decide_alias(struct ctx *c, const struct pol_word *w, size_t n,
+                         const struct frame *f, struct outcome *o)
+{
+    if (c->lookup == NULL || c->lookup->alias == NULL || w[0].quoted)
+        return false;
+    size_t vlen;
+    const char *value = c->lookup->alias(c->lookup->data, w[0].value, &vlen);
+    if (value == NULL)
+        return false;
+    size_t total = vlen + 1;
+    for (size_t i = 1; i < n; i++)
+        total += w[i].len * 4 + 3;
+    char *script = malloc(total + 1);
+    if (script == NULL) {
+        c->nomem = true;
+        return true;
+    }
+    size_t at = 0;
+    memcpy(script, value, vlen);
+    at = vlen;
+    for (size_t i = 1; i < n; i++) {
+        script[at++] = ' ';
+        if (w[i].dynamic) {
+            memcpy(script + at, w[i].value, w[i].len);
+            at += w[i].len;
+            continue;
+        }
+        /* single-quoted: the word's value, as the alias's next word */
+        bool alias_next = i == 1 && vlen > 0 &&
+                          (value[vlen - 1] == ' ' || value[vlen - 1] == '\t');
+        if (alias_next && !w[i].quoted) {
+            memcpy(script + at, w[i].value, w[i].len);
+            at += w[i].len;
+            continue;
+        }
+        script[at++] = '\'';
+        for (size_t k = 0; k < w[i].len; k++) {
+            if (w[i].value[k] == '\'') {
+                memcpy(script + at, "'\\''", 4);
+                at += 4;
+            } else {
+                script[at++] = w[i].value[k];
+            }
+        }
+        script[at++] = '\'';
+    }
+    script[at] = '\0';
+    char via[96];
+    snprintf(via, sizeof(via), "alias %.80s", w[0].value);
+    *o = decide_script(c, script, at, f, pol_intern(c->vb, via));
+    free(script);
+    return true;
+}
+
+static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
+                            const struct pol_simple *sc, const struct frame *f,
+                            struct outcome *o)
+{
+    const char *text = NULL;
+    size_t body_len = 0;
+    const char *body = NULL;
+    const struct pol_funcdef *def =
+        find_function(c, w[0].value, sc != NULL ? sc->start : SIZE_MAX, &text);
+    if (def != NULL) {
+        body = text + def->body_start;
+        body_len = def->body_end - def->body_start;
+    } else if (c->lookup != NULL && c->lookup->function != NULL) {
+        body = c->lookup->function(c->lookup->data, w[0].value, &body_len);
+    }
+    if (body == NULL)
+        return false;
+    char via[96];
+    snprintf(via, sizeof(via), "function %.80s", w[0].value);
+    *o = decide_script(c, body, body_len, f, pol_intern(c->vb, via));
+    combine(o, match_rules(c, w, n, MATCH_STRICT_ONLY));
+    return true;
+}
+
+static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
+                                   size_t n, const struct pol_simple *sc,
+                                   const struct frame *f, unsigned flags)
+{
+    if (n == 0)
+        return decided(BSH_ALLOW);
+    if (w[0].dynamic)
+        return opaque(c, "command word is not static");
+    const char *name = w[0].value;
+    const char *base = base_name(name);
+    struct outcome r;
+    if (!(flags & SKIP_FUNCTIONS) && decide_alias(c, w, n, f, &r))
+        return r;
+    if (!(flags & SKIP_FUNCTIONS) && decide_function(c, w, n, sc, f, &r))
+        return r;
+    if (strcmp(base, "git") == 0)
+        return decide_git(c, w, n);
+    if (decide_script_builtin(c, w, n, f, &r))
+        return r;
+    if (is_shell(base))
+        return decide_shell(c, w, n, sc, f, base);
+    if (strcmp(base, "busybox") == 0 && n > 1 && !w[1].dynamic &&
+        is_shell(w[1].value)) {
+        struct outcome own = match_rules(c, w, n, MATCH_ALL);
+        struct outcome o = decide_shell(c, w + 1, n - 1, sc, f, w[1].value);
+        combine(&o, own);
+        return o;
+    }
+    bool privilege = false;
+    const struct pol_wrapper *wr = pol_wrapper_find(base, &privilege);
+    if (wr != NULL && (strcmp(name, base) == 0 || !pol_wrapper_exact(wr)))
+        return decide_wrapper(c, w, n, f, wr, privilege, sc);
+    if (strcmp(base, "find") == 0)
+        return decide_find(c, w, n, f);
+    if (is_source(name, w[0].len))
+        return rules_or(c, w, n, opaque(c, "source of a file"));
+    if (is_neutral(name))
+        return rules_or(c, w, n, decided(BSH_ALLOW));
+    return rules_or(c, w, n, by_default(c));
+}
+
+/* One simple command found by the walk. */
+static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
+                                    const struct frame *level)
+{
+    struct frame f = *level;
+    f.start = sc->start;
+    f.end = sc->end;
+    size_t e = new_entry(c, &f, sc->words, sc->nwords);
+    struct outcome o = check_assignments(c, sc->assigns, sc->nassigns);
+    struct outcome steps;
+    if (sc->redirect_target) {
+        steps = rules_or(c, sc->words, sc->nwords, by_default(c));
+    } else {
+        steps = decide_words(c, sc->words, sc->nwords, sc, &f, 0);
+    }
+    combine(&o, steps);
+    set_entry(c, e, o);
+    return o;
+}
+
+static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
+                                    const struct frame *f, const char *via)
+{
+    struct nested nf;
+    bool ok = via == NULL ? (nf.f = *f, true) : nest(f, via, &nf);
+    if (!ok || c->nscopes >= POL_MAX_DEPTH + 1) {
+        struct pol_word whole = {
+            .value = (char *)text, .len = len, .dynamic = true};
+        size_t e = new_entry(c, &nf.f, &whole, 1);
+        struct outcome o = opaque(c, "nesting too deep");
+        set_entry(c, e, o);
+        return o;
+    }
+    struct pol_script *script = calloc(1, sizeof(*script));
+    if (script == NULL || pol_bash_parse(text, len, script) != 0) {
+        free(script);
+        c->nomem = true;
+        return opaque(c, "parse error");
+    }
+    struct outcome o = {0};
+    if (script->error != NULL) {
+        struct frame ef = nf.f;
+        ef.start = 0;
+        ef.end = len;
+        struct pol_word whole = {.value = (char *)text,
+                                 .len = len > 4096 ? 4096 : len,
+                                 .dynamic = true};
+        size_t e = new_entry(c, &ef, &whole, 1);
+        o = opaque(c, script->error);
+        set_entry(c, e, o);
+    } else {
+        c->scopes[c->nscopes] = script;
+        c->scope_text[c->nscopes] = text;
+        c->nscopes++;
+        for (size_t i = 0; i < script->ncmds && !c->nomem; i++)
+            combine(&o, decide_simple(c, &script->cmds[i], &nf.f));
+        c->nscopes--;
+    }
+    pol_script_free(script);
+    free(script);
+    return o.set ? o : decided(BSH_ALLOW);
+}
+
+int pol_decide(const struct bsh_policy *policy, const struct pol_lookup *lookup,
+               const char *command, size_t len, struct pol_verdict_builder *vb,
+               enum bsh_decision *decision)
+{
+    struct ctx c = {.policy = policy, .lookup = lookup, .vb = vb};
+    struct frame top = {.depth = 0};
+    struct outcome o = decide_script(&c, command, len, &top, NULL);
+    if (c.nomem)
+        return -1;
+    *decision = o.d;
+    return 0;
+}

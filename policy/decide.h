@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deciding a command against a policy (decide.c), into a verdict that is
+ * built entry by entry (verdict.c): each simple command with its words,
+ * where it came from, its decision and the rule or reason behind it.
+ */
+#ifndef BSH_POLICY_DECIDE_H
+#define BSH_POLICY_DECIDE_H
+
+#include "bash_tree.h"
+#include "policy.h"
+
+/* The aliases and functions a command may call, from its session. */
+struct pol_lookup {
+    const void *data;
+    /* the value of alias `name`, or NULL */
+    const char *(*alias)(const void *data, const char *name, size_t *len);
+    /* the body of function `name`, or NULL */
+    const char *(*function)(const void *data, const char *name, size_t *len);
+};
+
+struct pol_verdict_builder;
+
+struct pol_verdict_builder *pol_verdict_new(void);
+/* Adds an entry (its words and via copied); its index, or SIZE_MAX. */
+size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
+                       const char *const *via, size_t nvia,
+                       const struct pol_word *words, size_t nwords);
+void pol_verdict_set(struct pol_verdict_builder *vb, size_t index,
+                     enum bsh_decision d, const struct bsh_policy_rule *rule,
+                     const char *reason);
+/* A copy of `s` that lives as long as the verdict ("" when memory ran
+ * out). */
+const char *pol_intern(struct pol_verdict_builder *vb, const char *s);
+/* "assignment to NAME", "unknown option OPT of WRAPPER", kept likewise. */
+const char *pol_reason_assignment(struct pol_verdict_builder *vb,
+                                  const char *name);
+const char *pol_reason_unknown_option(struct pol_verdict_builder *vb,
+                                      const char *wrapper, const char *option);
+/* Moves what was built into `out` (and frees the builder). */
+int pol_verdict_finish(struct pol_verdict_builder *vb,
+                       enum bsh_decision decision,
+                       struct bsh_policy_verdict *out);
+void pol_verdict_discard(struct pol_verdict_builder *vb);
+
+/* Decides `command`; 0 with `*decision`, or -1 when memory ran out. */
+int pol_decide(const struct bsh_policy *policy, const struct pol_lookup *lookup,
+               const char *command, size_t len, struct pol_verdict_builder *vb,
+               enum bsh_decision *decision);
+
+#endif

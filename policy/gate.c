@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy at the door of a run (bsh_run with opts->policy): decided
+ * after the guards; a refusal starts nothing and says why.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err)
+{
+    struct bsh_policy_verdict v;
+    int d = bsh_policy_decide(o->policy, o->command, strlen(o->command),
+                              o->session, &v);
+    if (d < 0)
+        return d;
+    bool asked = false;
+    if (d == BSH_ASK && o->approve != NULL) {
+        asked = true;
+        if (o->approve(&v, o->approve_data) == BSH_APPROVAL_RUN)
+            d = BSH_ALLOW;
+    }
+    if (d != BSH_ALLOW && err != NULL) {
+        memset(err, 0, sizeof(*err));
+        bsh_policy_message(&v, asked, err->text_err, sizeof(err->text_err));
+    }
+    bsh_policy_verdict_free(&v);
+    return d == BSH_ALLOW ? BSH_OK : BSH_EPOLICY;
+}

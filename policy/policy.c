@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy's public face (bsh_policy_* in <bsh/bsh.h>): loading rule
+ * files into one immutable policy, and deciding a command against it.
+ */
+#include "policy.h"
+#include "decide.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POL_MAX_FILE ((size_t)4 * 1024 * 1024)
+
+void pol_rule_free(struct pol_rule *rule);
+
+const char *bsh_decision_name(enum bsh_decision decision)
+{
+    switch (decision) {
+    case BSH_ALLOW:
+        return "allow";
+    case BSH_ASK:
+        return "ask";
+    case BSH_DENY:
+        return "deny";
+    }
+    return "?";
+}
+
+void pol_policy_clear(struct bsh_policy *p)
+{
+    for (size_t i = 0; i < p->nrules; i++)
+        pol_rule_free(p->rules[i]);
+    free(p->rules);
+    for (size_t i = 0; i < p->nhosts; i++) {
+        for (size_t k = 0; k < p->hosts[i].npaths; k++)
+            free(p->hosts[i].paths[k]);
+        free(p->hosts[i].paths);
+        free(p->hosts[i].name);
+    }
+    free(p->hosts);
+    for (size_t i = 0; i < p->nfiles; i++)
+        free(p->files[i]);
+    free(p->files);
+    memset(p, 0, sizeof(*p));
+}
+
+void bsh_policy_free(struct bsh_policy *policy)
+{
+    if (policy == NULL)
+        return;
+    pol_policy_clear(policy);
+    free(policy);
+}
+
+enum bsh_decision bsh_policy_default(const struct bsh_policy *policy)
+{
+    return policy->default_decision;
+}
+
+static void set_error(struct bsh_error *err, const char *text)
+{
+    if (err == NULL)
+        return;
+    memset(err, 0, sizeof(*err));
+    size_t n = strlen(text);
+    if (n >= sizeof(err->text_err))
+        n = sizeof(err->text_err) - 1;
+    memcpy(err->text_err, text, n);
+}
+
+static int file_error(struct bsh_error *err, const char *path, const char *what)
+{
+    char text[BSH_ERROR_MAX];
+    snprintf(text, sizeof(text), "policy: %s: %s", path, what);
+    set_error(err, text);
+    return BSH_EPOLICYFILE;
+}
+
+/* Reads a whole file of at most POL_MAX_FILE bytes. */
+static int read_file(const struct bsh_policy_file *f, char **out, size_t *len,
+                     struct bsh_error *err)
+{
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        char what[256];
+        snprintf(what, sizeof(what), "cannot read: %s", strerror(errno));
+        return file_error(err, f->path, what);
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        char what[256];
+        snprintf(what, sizeof(what), "cannot read: %s",
+                 strerror(e ? e : EINVAL));
+        return file_error(err, f->path, what);
+    }
+    if (f->kind == BSH_POLICY_FILE_USER) {
+        if (st.st_uid != geteuid()) {
+            close(fd);
+            return file_error(err, f->path, "not owned by this user: refused");
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+            close(fd);
+            return file_error(err, f->path,
+                              "writable by group or others: refused");
+        }
+    }
+    if ((size_t)st.st_size > POL_MAX_FILE) {
+        close(fd);
+        return file_error(err, f->path, "larger than 4 MiB");
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    if (buf == NULL) {
+        close(fd);
+        return BSH_ENOMEM;
+    }
+    size_t have = 0;
+    for (;;) {
+        if (have > POL_MAX_FILE) {
+            free(buf);
+            close(fd);
+            return file_error(err, f->path, "larger than 4 MiB");
+        }
+        char *nb = realloc(buf, have + 65536 + 1);
+        if (nb == NULL) {
+            free(buf);
+            close(fd);
+            return BSH_ENOMEM;
+        }
+        buf = nb;
+        ssize_t n = read(fd, buf + have, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            char what[256];
+            snprintf(what, sizeof(what), "cannot read: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return file_error(err, f->path, what);
+        }
+        if (n == 0)
+            break;
+        have += (size_t)n;
+    }
+    close(fd);
+    if (have > POL_MAX_FILE) {
+        free(buf);
+        return file_error(err, f->path, "larger than 4 MiB");
+    }
+    buf[have] = '\0';
+    *out = buf;
+    *len = have;
+    return BSH_OK;
+}
+
+static int parse_into(struct bsh_policy *p, const char *text, size_t len,
+                      const char *name, struct pol_load_info *info,
+                      struct bsh_error *err)
+{
+    struct pol_error perr;
+    if (pol_rules_parse(p, text, len, name, info, &perr) != 0) {
+        set_error(err, perr.text);
+        return strstr(perr.text, ": out of memory") != NULL ? BSH_ENOMEM
+                                                            : BSH_EPOLICYFILE;
+    }
+    return BSH_OK;
+}
+
+int bsh_policy_load(const struct bsh_policy_load_opts *opts,
+                    struct bsh_policy **out, struct bsh_error *err)
+{
+    if (opts == NULL || out == NULL ||
+        (opts->nfiles > 0 && opts->files == NULL))
+        return BSH_EINVAL;
+    *out = NULL;
+    struct bsh_policy *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return BSH_ENOMEM;
+    p->default_decision = opts->default_decision;
+    struct pol_load_info info = {.warn = opts->warn,
+                                 .warn_data = opts->warn_data};
+    for (size_t i = 0; i < opts->nfiles; i++) {
+        const struct bsh_policy_file *f = &opts->files[i];
+        if (f->path == NULL) {
+            bsh_policy_free(p);
+            return BSH_EINVAL;
+        }
+        char *text = NULL;
+        size_t len = 0;
+        int rc = read_file(f, &text, &len, err);
+        if (rc == BSH_OK) {
+            info.untrusted = f->kind == BSH_POLICY_FILE_UNTRUSTED;
+            rc = parse_into(p, text, len, f->path, &info, err);
+            free(text);
+        }
+        if (rc != BSH_OK) {
+            bsh_policy_free(p);
+            return rc;
+        }
+    }
+    if (opts->rules_count != NULL)
+        *opts->rules_count = info.rules;
+    if (opts->examples_count != NULL)
+        *opts->examples_count = info.examples;
+    *out = p;
+    return BSH_OK;
+}
+
+int bsh_policy_parse(const char *text, size_t len, const char *name,
+                     enum bsh_decision default_decision,
+                     struct bsh_policy **out, struct bsh_error *err)
+{
+    if (text == NULL || name == NULL || out == NULL)
+        return BSH_EINVAL;
+    *out = NULL;
+    if (len > POL_MAX_FILE)
+        return file_error(err, name, "larger than 4 MiB");
+    struct bsh_policy *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return BSH_ENOMEM;
+    p->default_decision = default_decision;
+    struct pol_load_info info = {0};
+    int rc = parse_into(p, text, len, name, &info, err);
+    if (rc != BSH_OK) {
+        bsh_policy_free(p);
+        return rc;
+    }
+    *out = p;
+    return BSH_OK;
+}
+
+int pol_session_lookup(const struct bsh_session *session,
+                       struct pol_lookup *lookup, void **state);
+void pol_session_lookup_free(void *state);
+
+int bsh_policy_decide(const struct bsh_policy *policy, const char *command,
+                      size_t len, const struct bsh_session *session,
+                      struct bsh_policy_verdict *verdict)
+{
+    if (policy == NULL || (command == NULL && len > 0))
+        return BSH_EINVAL;
+    if (verdict != NULL)
+        memset(verdict, 0, sizeof(*verdict));
+    struct pol_verdict_builder *vb = pol_verdict_new();
+    if (vb == NULL)
+        return BSH_ENOMEM;
+    struct pol_lookup lookup = {0};
+    void *state = NULL;
+    if (session != NULL && pol_session_lookup(session, &lookup, &state) != 0) {
+        pol_verdict_discard(vb);
+        return BSH_ENOMEM;
+    }
+    enum bsh_decision d = BSH_ALLOW;
+    int rc = pol_decide(policy, session != NULL ? &lookup : NULL,
+                        command ? command : "", len, vb, &d);
+    pol_session_lookup_free(state);
+    if (rc != 0) {
+        pol_verdict_discard(vb);
+        return BSH_ENOMEM;
+    }
+    if (verdict == NULL) {
+        pol_verdict_discard(vb);
+        return (int)d;
+    }
+    if (pol_verdict_finish(vb, d, verdict) != 0)
+        return BSH_ENOMEM;
+    return (int)d;
+}

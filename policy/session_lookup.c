@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A session's aliases and functions, as the policy sees them (SPEC 13.7):
+ * what the session saved before the run. Aliases are read from the
+ * `alias NAME='VALUE'` statements bash printed, functions from its
+ * `declare -f` text, both with the same bash parser as the command.
+ */
+#include "decide.h"
+
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct session_view {
+    const struct bsh__state *state;
+    const char *functions; /* the declare -f text, or NULL */
+    struct pol_script parsed;
+    bool have_parsed;
+    /* alias values, parsed on demand */
+    struct pol_script alias_parse;
+};
+
+int pol_session_lookup(const struct bsh_session *session,
+                       struct pol_lookup *lookup, void **state);
+void pol_session_lookup_free(void *state);
+
+static const char *alias_value(const void *data, const char *name, size_t *len)
+{
+    struct session_view *v = (struct session_view *)data;
+    const struct bsh__rec *r = bsh__state_find(v->state, REC_ALIAS, name);
+    if (r == NULL)
+        return NULL;
+    pol_script_free(&v->alias_parse);
+    if (pol_bash_parse(r->text, r->len, &v->alias_parse) != 0 ||
+        v->alias_parse.ncmds == 0)
+        return NULL;
+    const struct pol_simple *c = &v->alias_parse.cmds[0];
+    if (c->nwords < 2 || c->words[1].dynamic)
+        return NULL;
+    const char *eq = memchr(c->words[1].value, '=', c->words[1].len);
+    if (eq == NULL)
+        return NULL;
+    *len = c->words[1].len - (size_t)(eq + 1 - c->words[1].value);
+    return eq + 1;
+}
+
+static const char *function_body(const void *data, const char *name,
+                                 size_t *len)
+{
+    struct session_view *v = (struct session_view *)data;
+    if (v->functions == NULL)
+        return NULL;
+    if (!v->have_parsed) {
+        if (pol_bash_parse(v->functions, strlen(v->functions), &v->parsed) != 0)
+            return NULL;
+        v->have_parsed = true;
+    }
+    for (size_t i = 0; i < v->parsed.nfuncs; i++) {
+        const struct pol_funcdef *f = &v->parsed.funcs[i];
+        if (strcmp(f->name, name) == 0) {
+            *len = f->body_end - f->body_start;
+            return v->functions + f->body_start;
+        }
+    }
+    return NULL;
+}
+
+int pol_session_lookup(const struct bsh_session *session,
+                       struct pol_lookup *lookup, void **state)
+{
+    struct session_view *v = calloc(1, sizeof(*v));
+    if (v == NULL)
+        return -1;
+    v->state = session->state;
+    for (size_t i = 0; i < v->state->count; i++)
+        if (v->state->recs[i].kind == REC_FUNCTIONS)
+            v->functions = v->state->recs[i].text;
+    lookup->data = v;
+    lookup->alias = alias_value;
+    lookup->function = function_body;
+    *state = v;
+    return 0;
+}
+
+void pol_session_lookup_free(void *state)
+{
+    struct session_view *v = state;
+    if (v == NULL)
+        return;
+    pol_script_free(&v->parsed);
+    pol_script_free(&v->alias_parse);
+    free(v);
+}

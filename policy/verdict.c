@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A verdict as it is built: entries in the order the commands were found
+ * (source order at each level, an inner command after the one that runs
+ * it), and the strings they point to, owned by the verdict. Also how an
+ * entry is shown: its words as bsh quotes them, and why it was decided.
+ */
+#include "decide.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pol_verdict_builder {
+    struct bsh_policy_command *cmds;
+    size_t n, cap;
+    char **kept;
+    size_t nkept, capkept;
+    bool nomem;
+};
+
+struct pol_verdict_builder *pol_verdict_new(void)
+{
+    return calloc(1, sizeof(struct pol_verdict_builder));
+}
+
+static char *keep(struct pol_verdict_builder *vb, char *s)
+{
+    if (s == NULL) {
+        vb->nomem = true;
+        return NULL;
+    }
+    if (vb->nkept == vb->capkept) {
+        size_t cap = vb->capkept ? vb->capkept * 2 : 16;
+        char **v = realloc(vb->kept, cap * sizeof(*v));
+        if (v == NULL) {
+            free(s);
+            vb->nomem = true;
+            return NULL;
+        }
+        vb->kept = v;
+        vb->capkept = cap;
+    }
+    vb->kept[vb->nkept++] = s;
+    return s;
+}
+
+const char *pol_intern(struct pol_verdict_builder *vb, const char *s)
+{
+    const char *k = keep(vb, strdup(s));
+    return k ? k : "";
+}
+
+static const char *keep_printf(struct pol_verdict_builder *vb, const char *a,
+                               const char *b, const char *c)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *s = malloc(n);
+    if (s != NULL)
+        snprintf(s, n, "%s%s%s", a, b, c);
+    const char *k = keep(vb, s);
+    return k ? k : "opaque";
+}
+
+const char *pol_reason_assignment(struct pol_verdict_builder *vb,
+                                  const char *name)
+{
+    return keep_printf(vb, "assignment to ", name, "");
+}
+
+const char *pol_reason_unknown_option(struct pol_verdict_builder *vb,
+                                      const char *wrapper, const char *option)
+{
+    char tail[160];
+    snprintf(tail, sizeof(tail), " of %s", wrapper);
+    return keep_printf(vb, "unknown option ", option, tail);
+}
+
+static void free_command(struct bsh_policy_command *c)
+{
+    for (size_t i = 0; i < c->nwords; i++)
+        free(c->words[i]);
+    free(c->words);
+    free(c->dynamic);
+    for (size_t i = 0; i < c->nvia; i++)
+        free(c->via[i]);
+    free(c->via);
+}
+
+size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
+                       const char *const *via, size_t nvia,
+                       const struct pol_word *words, size_t nwords)
+{
+    if (vb->n == vb->cap) {
+        size_t cap = vb->cap ? vb->cap * 2 : 8;
+        struct bsh_policy_command *v = realloc(vb->cmds, cap * sizeof(*v));
+        if (v == NULL) {
+            vb->nomem = true;
+            return SIZE_MAX;
+        }
+        vb->cmds = v;
+        vb->cap = cap;
+    }
+    struct bsh_policy_command *c = &vb->cmds[vb->n];
+    memset(c, 0, sizeof(*c));
+    c->start = start;
+    c->end = end;
+    c->words = calloc(nwords ? nwords : 1, sizeof(char *));
+    c->dynamic = calloc(nwords ? nwords : 1, sizeof(bool));
+    c->via = calloc(nvia ? nvia : 1, sizeof(char *));
+    bool ok = c->words != NULL && c->dynamic != NULL && c->via != NULL;
+    for (size_t i = 0; ok && i < nwords; i++) {
+        c->words[i] = malloc(words[i].len + 1);
+        ok = c->words[i] != NULL;
+        if (ok) {
+            memcpy(c->words[i], words[i].value, words[i].len);
+            c->words[i][words[i].len] = '\0';
+            c->dynamic[i] = words[i].dynamic;
+            c->nwords++;
+        }
+    }
+    for (size_t i = 0; ok && i < nvia; i++) {
+        c->via[i] = strdup(via[i]);
+        ok = c->via[i] != NULL;
+        c->nvia += ok;
+    }
+    if (!ok) {
+        free_command(c);
+        vb->nomem = true;
+        return SIZE_MAX;
+    }
+    return vb->n++;
+}
+
+void pol_verdict_set(struct pol_verdict_builder *vb, size_t index,
+                     enum bsh_decision d, const struct bsh_policy_rule *rule,
+                     const char *reason)
+{
+    struct bsh_policy_command *c = &vb->cmds[index];
+    c->decision = d;
+    c->rule = rule;
+    c->reason = reason;
+}
+
+/* What a verdict keeps apart from its commands. */
+struct verdict_private {
+    char **kept;
+    size_t nkept;
+};
+
+int pol_verdict_finish(struct pol_verdict_builder *vb,
+                       enum bsh_decision decision,
+                       struct bsh_policy_verdict *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct verdict_private *priv = calloc(1, sizeof(*priv));
+    if (vb->nomem || priv == NULL) {
+        free(priv);
+        pol_verdict_discard(vb);
+        return -1;
+    }
+    priv->kept = vb->kept;
+    priv->nkept = vb->nkept;
+    out->decision = decision;
+    out->commands = vb->cmds;
+    out->ncommands = vb->n;
+    out->decider = SIZE_MAX;
+    for (size_t i = 0; i < vb->n; i++) {
+        if (vb->cmds[i].decision == decision) {
+            out->decider = i;
+            break;
+        }
+    }
+    out->priv = priv;
+    free(vb);
+    return 0;
+}
+
+void pol_verdict_discard(struct pol_verdict_builder *vb)
+{
+    if (vb == NULL)
+        return;
+    for (size_t i = 0; i < vb->n; i++)
+        free_command(&vb->cmds[i]);
+    free(vb->cmds);
+    for (size_t i = 0; i < vb->nkept; i++)
+        free(vb->kept[i]);
+    free(vb->kept);
+    free(vb);
+}
+
+void bsh_policy_verdict_free(struct bsh_policy_verdict *v)
+{
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < v->ncommands; i++)
+        free_command(&v->commands[i]);
+    free(v->commands);
+    struct verdict_private *priv = v->priv;
+    if (priv != NULL) {
+        for (size_t i = 0; i < priv->nkept; i++)
+            free(priv->kept[i]);
+        free(priv->kept);
+        free(priv);
+    }
+    memset(v, 0, sizeof(*v));
+}
+
+/* ---- Showing an entry ---- */
+
+struct out {
+    char *buf;
+    size_t size, len;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    if (o->len < o->size) {
+        size_t room = o->size - o->len - 1;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
+        o->buf[o->len + (n < room ? n : room)] = '\0';
+    }
+    o->len += n;
+}
+
+static bool plain_byte(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c);
+}
+
+size_t bsh_policy_command_text(const struct bsh_policy_command *c, char *buf,
+                               size_t size)
+{
+    struct out o = {.buf = buf, .size = size};
+    if (size > 0)
+        buf[0] = '\0';
+    for (size_t i = 0; i < c->nwords; i++) {
+        if (i > 0)
+            put(&o, " ", 1);
+        const char *w = c->words[i];
+        size_t n = strlen(w);
+        bool plain = n > 0;
+        for (size_t k = 0; k < n && plain; k++)
+            plain = plain_byte((unsigned char)w[k]);
+        if (plain || c->dynamic[i]) {
+            put(&o, w, n);
+            continue;
+        }
+        put(&o, "'", 1);
+        for (size_t k = 0; k < n; k++) {
+            if (w[k] == '\'')
+                put(&o, "'\\''", 4);
+            else
+                put(&o, w + k, 1);
+        }
+        put(&o, "'", 1);
+    }
+    return o.len;
+}
+
+size_t bsh_policy_command_why(const struct bsh_policy_command *c, char *buf,
+                              size_t size)
+{
+    struct out o = {.buf = buf, .size = size};
+    if (size > 0)
+        buf[0] = '\0';
+    char head[64];
+    if (c->reason != NULL) {
+        put(&o, "opaque: ", 8);
+        put(&o, c->reason, strlen(c->reason));
+    } else if (c->rule != NULL) {
+        put(&o, c->rule->file, strlen(c->rule->file));
+        int n = snprintf(head, sizeof(head), ":%u", c->rule->line);
+        put(&o, head, (size_t)n);
+        if (c->rule->justification != NULL) {
+            put(&o, ": ", 2);
+            put(&o, c->rule->justification, strlen(c->rule->justification));
+        }
+    } else {
+        put(&o, "default", 7);
+    }
+    return o.len;
+}
+
+size_t bsh_policy_message(const struct bsh_policy_verdict *v, bool asked,
+                          char *buf, size_t size)
+{
+    struct out o = {.buf = buf, .size = size};
+    if (size > 0)
+        buf[0] = '\0';
+    if (v->decision == BSH_ALLOW || v->decider >= v->ncommands)
+        return 0;
+    const char *head = v->decision == BSH_DENY ? "policy: denied: "
+                       : asked                 ? "policy: not approved: "
+                                               : "policy: approval needed: ";
+    put(&o, head, strlen(head));
+    const struct bsh_policy_command *c = &v->commands[v->decider];
+    size_t n = bsh_policy_command_text(c, NULL, 0);
+    char *text = malloc(n + 1);
+    size_t w = bsh_policy_command_why(c, NULL, 0);
+    char *why = malloc(w + 1);
+    if (text != NULL && why != NULL) {
+        bsh_policy_command_text(c, text, n + 1);
+        bsh_policy_command_why(c, why, w + 1);
+        put(&o, text, n);
+        put(&o, " (", 2);
+        put(&o, why, w);
+        put(&o, ")", 1);
+    }
+    free(text);
+    free(why);
+    return o.len;
+}
