@@ -286,6 +286,8 @@ enum opt {
     OPT_ASK,
     OPT_FILE,
     OPT_EACH_LINE,
+    OPT_ASK_TIMEOUT,
+    OPT_SANDBOX_READONLY,
     OPT_NONE
 };
 
@@ -344,6 +346,9 @@ static const struct opt_spec opt_specs[] = {
      "(repeatable)"},
     {"sandbox-net", 0, OPT_SANDBOX_NET, VALUE_NONE, RUN | MCP, NULL,
      "keep the network in the sandbox"},
+    {"sandbox-readonly", 0, OPT_SANDBOX_READONLY, VALUE_NONE, RUN | MCP, NULL,
+     "the read-only sandbox, strict: nothing\nwritable but the run's own "
+     "TMPDIR, no network"},
     {"report", 0, OPT_REPORT, VALUE_NONE, RUN, NULL,
      "the end report after the status"},
     {"stdin", 'i', OPT_STDIN, VALUE_NONE, RUN, NULL,
@@ -403,9 +408,12 @@ static const struct opt_spec opt_specs[] = {
      "ignored)"},
     {"trust-project-policy", 0, OPT_TRUST_PROJECT_POLICY, VALUE_NONE,
      POLICY_USERS, NULL, "read it with its allow rules"},
-    {"ask", 0, OPT_ASK, VALUE_REQUIRED, RUN, "HOW",
-     "a command the policy says to ask about:\ntty (default: ask on the "
-     "terminal), refuse\nor allow"},
+    {"ask", 0, OPT_ASK, VALUE_REQUIRED, RUN | MCP, "HOW",
+     "a command the policy says to ask about:\nrun: tty (default: ask on the "
+     "terminal),\nrefuse, allow or sandbox (run it read-only);\nmcp: elicit "
+     "(default: ask the client's\nuser), sandbox or elicit,sandbox"},
+    {"ask-timeout", 0, OPT_ASK_TIMEOUT, VALUE_REQUIRED, MCP, "MS",
+     "an approval not given within MS is a\nrefusal (default 300000)"},
     {"file", 0, OPT_FILE, VALUE_REQUIRED, EXPLAIN, "FILE",
      "read the command from FILE (- for stdin)"},
     {"each-line", 0, OPT_EACH_LINE, VALUE_NONE, EXPLAIN, NULL,
@@ -582,6 +590,10 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
     case OPT_SANDBOX_NET:
         a->run.sandbox.allow_net = true;
         return 0;
+    case OPT_SANDBOX_READONLY:
+        a->run.sandbox.mode = BSH_SANDBOX_STRICT;
+        a->run.sandbox.readonly = true;
+        return 0;
     case OPT_SESSION:
         if (value == NULL || value[0] == '\0')
             return usage_error(a, "%s: --session needs a file name",
@@ -643,13 +655,25 @@ static int apply_opt(struct cli_args *a, enum opt opt, const char *value)
         return 0;
     case OPT_ASK:
         if (value == NULL ||
-            (strcmp(value, "tty") != 0 && strcmp(value, "refuse") != 0 &&
-             strcmp(value, "allow") != 0))
-            return usage_error(a,
-                               "invalid --ask '%s': expected tty, refuse or "
-                               "allow",
-                               value != NULL ? value : "");
+            (a->command == CLI_RUN && strcmp(value, "tty") != 0 &&
+             strcmp(value, "refuse") != 0 && strcmp(value, "allow") != 0 &&
+             strcmp(value, "sandbox") != 0) ||
+            (a->command == CLI_MCP && strcmp(value, "elicit") != 0 &&
+             strcmp(value, "sandbox") != 0 &&
+             strcmp(value, "elicit,sandbox") != 0))
+            return usage_error(a, "invalid --ask '%s': expected %s",
+                               value != NULL ? value : "",
+                               a->command == CLI_RUN
+                                   ? "tty, refuse, allow or sandbox"
+                                   : "elicit, sandbox or elicit,sandbox");
         a->ask = value;
+        return 0;
+    case OPT_ASK_TIMEOUT:
+        a->ask_timeout_given = true;
+        if (parse_ms(a, "ask timeout", value, &a->ask_timeout_ms) < 0)
+            return -1;
+        if (a->ask_timeout_ms == 0)
+            return usage_error(a, "invalid ask timeout '0': at least 1 ms");
         return 0;
     case OPT_FILE:
         return set_text(a, "file", "a file (or -)", value, &a->input_file);
@@ -705,6 +729,13 @@ static int parse_rest(struct cli_args *a, int argc, char **argv)
         }
     }
     const struct bsh_sandbox *sb = &a->run.sandbox;
+    if (sb->readonly &&
+        (sb->write_count > 0 || sb->socket_count > 0 || sb->allow_net))
+        return usage_error(a,
+                           "%s: --sandbox-readonly makes nothing writable and "
+                           "has no network: it does not go with "
+                           "--sandbox-write, --sandbox-socket or --sandbox-net",
+                           command_name(a->command));
     if (sb->mode == BSH_SANDBOX_OFF &&
         (sb->write_count > 0 || sb->socket_count > 0 || sb->allow_net))
         return usage_error(a,

@@ -62,6 +62,8 @@ struct cli_args {
     const char **allow_origin; /* owned */
     size_t allow_origin_count;
     int64_t max_body, max_header_bytes, client_timeout_ms, drain_timeout_ms;
+    int64_t ask_timeout_ms; /* mcp --ask-timeout; 0: not given */
+    bool ask_timeout_given;
     int max_connections;
     bool client_timeout_given, drain_timeout_given;
     /* The command policy: --policy files (owned array), the default, and

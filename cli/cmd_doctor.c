@@ -29,11 +29,12 @@ struct facts {
     long userns_max;       /* user.max_user_namespaces, -1 unknown */
     long userns_unpriv;    /* kernel.unprivileged_userns_clone, -1 absent */
     bool pidfd, close_range;
-    const char *containment;           /* what a run gets */
-    bool memory_limit, pids_limit;     /* a run may have them */
-    struct bsh_sandbox_report sandbox; /* what a best-effort run gets */
-    bool own_sockets;                  /* unix_diag answers */
-    struct bsh_limits sandbox_limits;  /* a sandboxed run's defaults */
+    const char *containment;            /* what a run gets */
+    bool memory_limit, pids_limit;      /* a run may have them */
+    struct bsh_sandbox_report sandbox;  /* what a best-effort run gets */
+    struct bsh_sandbox_report readonly; /* the read-only profile's plan */
+    bool own_sockets;                   /* unix_diag answers */
+    struct bsh_limits sandbox_limits;   /* a sandboxed run's defaults */
 };
 
 /* Reads one line of `path` into `buf`, without its newline. */
@@ -150,6 +151,8 @@ static void gather(struct facts *f)
     struct bsh_sandbox sb = {.mode = BSH_SANDBOX_BEST_EFFORT};
     struct bsh_sandbox_report probe;
     bsh_sandbox_probe(&sb, &probe);
+    struct bsh_sandbox ro = {.mode = BSH_SANDBOX_STRICT, .readonly = true};
+    bsh_sandbox_probe(&ro, &f->readonly);
     f->seccomp = (probe.applied & BSH_LAYER_SECCOMP) != 0;
     find_cgroup(f);
     f->userns_max = read_number("/proc/sys/user/max_user_namespaces");
@@ -219,6 +222,13 @@ static void print_text(const struct facts *f)
                                            ? "available"
                                            : "fails every run here; use "
                                              "--sandbox=best-effort");
+    printf("--sandbox-readonly (strict; writable: the run's own TMPDIR "
+           "alone; no network; layers:");
+    for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
+        printf(" %s", bsh_sandbox_layer_name(1u << i));
+    printf("): %s\n", f->readonly.missing == 0
+                          ? "available"
+                          : "fails every run here (a layer is missing)");
 }
 
 static void print_json(const struct facts *f, FILE *out)
@@ -252,7 +262,11 @@ static void print_json(const struct facts *f, FILE *out)
         fprintf(out, "%s\"%s\":\"%s\"", i ? "," : "",
                 bsh_sandbox_layer_name(1u << i),
                 report_layer_state(&f->sandbox, 1u << i));
-    fprintf(out, "}}}\n");
+    fprintf(out,
+            "},\"readonly\":{\"available\":%s,\"writable\":"
+            "[\"the run's own TMPDIR\",\"/dev/null\",\"/dev/zero\","
+            "\"/dev/full\"],\"network\":false}}}\n",
+            f->readonly.missing == 0 ? "true" : "false");
 }
 
 int cmd_doctor(const struct cli_args *a)

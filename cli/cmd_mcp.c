@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "mcp.h"
 #include "orphans.h"
+#include "policy_cli.h"
 #include "process.h"
 
 #include <errno.h>
@@ -135,9 +136,20 @@ int cmd_mcp(const struct cli_args *a)
             return EXIT_BSH_FAILED;
         }
     }
+    /* The policy is read once, now: nothing a run writes changes it. */
+    struct bsh_policy *policy = NULL;
+    int bad_policy = cli_policy_load(a, EXIT_BSH_FAILED, &policy);
+    if (bad_policy != 0)
+        return bad_policy;
+    cfg.policy = policy;
+    cfg.ask_timeout_ms =
+        a->ask_timeout_given ? a->ask_timeout_ms : MCP_DEFAULT_ASK_TIMEOUT;
+    cfg.ask_elicit = a->ask == NULL || strncmp(a->ask, "elicit", 6) == 0;
+    cfg.ask_sandbox = a->ask != NULL && strstr(a->ask, "sandbox") != NULL;
     cfg.stop_fd = process_stop_signals();
     if (cfg.stop_fd < 0) {
         cli_error(strerror(errno));
+        bsh_policy_free(policy);
         return EXIT_BSH_FAILED;
     }
     /* Without a cgroup per call, orphans come to us, to be ended. */
@@ -146,6 +158,7 @@ int cmd_mcp(const struct cli_args *a)
     if (cfg.subreaper)
         cfg.child_fd = orphans_signal_fd();
     int status = mcp_serve(&cfg);
+    bsh_policy_free(policy);
     free(doctor);
     close(cfg.stop_fd);
     if (cfg.child_fd >= 0)

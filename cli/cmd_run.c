@@ -369,6 +369,8 @@ static int start_run(struct run_state *st, struct bsh_stream **s)
         const char *ask = a->ask != NULL ? a->ask : "tty";
         if (strcmp(ask, "allow") == 0)
             o.approve = cli_policy_approve_all;
+        else if (strcmp(ask, "sandbox") == 0)
+            o.approve = cli_policy_readonly;
         else if (strcmp(ask, "tty") == 0 && !a->json && cli_policy_has_tty())
             o.approve = cli_policy_ask_tty;
     }

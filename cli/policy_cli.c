@@ -58,6 +58,25 @@ bool cli_policy_has_tty(void)
     return true;
 }
 
+enum bsh_approval cli_policy_readonly(const struct bsh_policy_verdict *v,
+                                      void *data)
+{
+    (void)data;
+    char note[BSH_ERROR_MAX];
+    bsh_policy_message(v, false, note, sizeof(note));
+    /* "policy: approval needed: CMD (WHY)" names what is run read-only */
+    const char *rest =
+        strchr(note, ':') != NULL ? strstr(note, "needed: ") : NULL;
+    char line[BSH_ERROR_MAX + 64];
+    int n = snprintf(line, sizeof(line),
+                     "policy: ran read-only instead of asking: %s\n",
+                     rest != NULL ? rest + 8 : note);
+    if (n > 0)
+        write_all(2, line,
+                  (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+    return BSH_APPROVAL_READONLY;
+}
+
 enum bsh_approval cli_policy_approve_all(const struct bsh_policy_verdict *v,
                                          void *data)
 {

@@ -23,6 +23,11 @@ enum bsh_approval cli_policy_ask_tty(const struct bsh_policy_verdict *v,
 /* Whether /dev/tty can be opened. */
 bool cli_policy_has_tty(void);
 
+/* Runs read-only instead of asking (--ask sandbox): says so on stderr,
+ * "policy: ran read-only instead of asking: CMD (WHY)". */
+enum bsh_approval cli_policy_readonly(const struct bsh_policy_verdict *v,
+                                      void *data);
+
 /* An approval that always runs (--ask allow). */
 enum bsh_approval cli_policy_approve_all(const struct bsh_policy_verdict *v,
                                          void *data);

@@ -141,7 +141,7 @@ static void put_sandbox(struct text *t, const struct bsh_sandbox_report *sb)
     for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
         put(t, "%s\"%s\":\"%s\"", i ? "," : "", bsh_sandbox_layer_name(1u << i),
             report_layer_state(sb, 1u << i));
-    put(t, "}}");
+    put(t, "},\"readonly\":%s}", sb->readonly ? "true" : "false");
 }
 
 char *report_json(const struct bsh_report *r, const char *containment)
@@ -207,8 +207,9 @@ char *report_text(const struct bsh_report *r, const char *containment)
             p->comm, p->state, p->wchan[0] ? " in " : "", p->wchan);
     }
     if (r->sandbox.mode != BSH_SANDBOX_OFF) {
-        put(&t, "; sandbox %s:",
-            r->sandbox.mode == BSH_SANDBOX_STRICT ? "strict" : "best-effort");
+        put(&t, "; sandbox %s%s:",
+            r->sandbox.mode == BSH_SANDBOX_STRICT ? "strict" : "best-effort",
+            r->sandbox.readonly ? " read-only" : "");
         for (unsigned i = 0; i < BSH_SANDBOX_LAYERS; i++)
             put(&t, " %s %s", bsh_sandbox_layer_name(1u << i),
                 report_layer_state(&r->sandbox, 1u << i));

@@ -128,9 +128,11 @@ char *bsh__pread_all(int fd, size_t size);
 int bsh__above_stdio(int fd);
 
 /* Formats into a fixed buffer, always NUL-terminated, truncating. */
-/* policy/gate.c: the run's policy (opts->policy set): BSH_OK to go on,
- * or BSH_EPOLICY with the message in `err`; BSH_ENOMEM. */
-int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err);
+/* policy/gate.c: the run's policy (opts->policy set): BSH_OK to go on
+ * (`*readonly`: under the read-only sandbox, as the approval said), or
+ * BSH_EPOLICY with the message in `err`; BSH_ENOMEM. */
+int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err,
+                     bool *readonly);
 
 void bsh__format(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

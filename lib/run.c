@@ -295,8 +295,17 @@ static int run(const struct bsh_run_opts *o, struct bsh_stream **out,
     int rc = bsh_check(o->command, strlen(o->command), err);
     if (rc != BSH_OK)
         return rc;
-    if (o->policy != NULL && (rc = bsh__policy_gate(o, err)) != BSH_OK)
+    bool readonly = false;
+    if (o->policy != NULL &&
+        (rc = bsh__policy_gate(o, err, &readonly)) != BSH_OK)
         return rc;
+    struct bsh_run_opts instead; /* approved to run read-only */
+    if (readonly) {
+        instead = *o;
+        instead.sandbox =
+            (struct bsh_sandbox){.mode = BSH_SANDBOX_STRICT, .readonly = true};
+        o = &instead;
+    }
     if (bsh_session_busy(o->session)) {
         if (err != NULL)
             bsh__format(err->text_err, sizeof(err->text_err),

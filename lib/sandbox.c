@@ -115,8 +115,12 @@ void bsh_sandbox_probe(const struct bsh_sandbox *sb,
 {
     int abi = bsh_landlock_abi();
     unsigned planned, missing, off;
-    bsh__sandbox_layers(sb, abi, seccomp_available(), &planned, &missing, &off);
-    *out = (struct bsh_sandbox_report){sb->mode, abi, planned, missing, off};
+    struct bsh_sandbox eff = *sb;
+    eff.allow_net = eff.allow_net && !sb->readonly; /* read-only: no net */
+    bsh__sandbox_layers(&eff, abi, seccomp_available(), &planned, &missing,
+                        &off);
+    *out = (struct bsh_sandbox_report){sb->mode, abi, planned,
+                                       missing,  off, sb->readonly};
 }
 
 /* The file rights of ABI `abi`, every one of them. */
@@ -214,6 +218,19 @@ static int grant_places(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     if (writes == NULL) {
         bsh__format(why, why_size, "sandbox: out of memory");
         return -ENOMEM;
+    }
+    if (sb->readonly) { /* the run's own TMPDIR alone */
+        free(writes);
+        struct bsh__place own;
+        bsh__place_open(&own, "the run's temporary directory", box->tmpdir);
+        int err = own.fd < 0 ? -own.err : grant(box, &own, write);
+        if (err < 0)
+            bsh__format(why, why_size,
+                        "sandbox: cannot grant the run's temporary directory: "
+                        "%s",
+                        strerror(-err));
+        bsh__place_close(&own);
+        return err;
     }
     bsh__place_open(&here, "the working directory", dir);
     bsh__place_open(&tmp, "TMPDIR",
@@ -427,10 +444,17 @@ static void why_missing(unsigned missing, int abi, char *why, size_t why_size)
                                                : SCOPE_ABI);
 }
 
-int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
-                         const char *cwd, char *const *envp, char *why,
-                         size_t why_size)
+int bsh__sandbox_prepare(struct bsh__sandbox *box,
+                         const struct bsh_sandbox *asked, const char *cwd,
+                         char *const *envp, char *why, size_t why_size)
 {
+    /* Read-only: no network, nothing writable but its own TMPDIR. */
+    struct bsh_sandbox readonly = *asked;
+    if (asked->readonly) {
+        readonly.allow_net = false;
+        readonly.write_count = readonly.socket_count = 0;
+    }
+    const struct bsh_sandbox *sb = &readonly;
     memset(box, 0, sizeof(*box));
     box->ruleset_fd = -1;
     box->notify_sock[0] = box->notify_sock[1] = -1;
@@ -440,14 +464,17 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
     int abi = bsh_landlock_abi();
     unsigned planned, missing, off;
     bsh__sandbox_layers(sb, abi, seccomp_available(), &planned, &missing, &off);
-    box->report = (struct bsh_sandbox_report){sb->mode, abi, 0, missing, off};
+    box->report = (struct bsh_sandbox_report){sb->mode, abi, 0,
+                                              missing,  off, sb->readonly};
     if (box->strict && missing != 0) {
         why_missing(missing, abi, why, why_size);
         return -EOPNOTSUPP;
     }
+    /* Read-only grants the private TMPDIR alone: it is made first. */
+    int err = sb->readonly ? make_tmpdir(box, envp, why, why_size) : 0;
     /* Best effort still uses what an older Landlock has. */
-    int err =
-        abi >= 1 ? make_ruleset(box, sb, abi, cwd, envp, why, why_size) : 0;
+    if (err == 0 && abi >= 1)
+        err = make_ruleset(box, sb, abi, cwd, envp, why, why_size);
     if (err < 0)
         return err;
     if ((planned & BSH_LAYER_SECCOMP) &&
@@ -467,7 +494,8 @@ int bsh__sandbox_prepare(struct bsh__sandbox *box, const struct bsh_sandbox *sb,
         return err;
     }
     if ((err = name_sockets(box, sb, why, why_size)) < 0 ||
-        (err = make_tmpdir(box, envp, why, why_size)) < 0)
+        (box->tmpdir == NULL &&
+         (err = make_tmpdir(box, envp, why, why_size)) < 0))
         return err;
     plan_capabilities(box);
     box->planned = planned;

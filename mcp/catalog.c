@@ -39,6 +39,26 @@
     "\"bytes\":{\"type\":\"integer\"}},"                                  \
     "\"required\":[\"session\",\"cwd\",\"attached_run\",\"bytes\"]}"
 
+/* A policy's verdict (bsh policy explain --json): bash_policy's result,
+ * and structuredContent.policy of a refused or read-only bash_run. */
+#define POLICY_SCHEMA                                                    \
+    "{\"type\":\"object\",\"properties\":{"                              \
+    "\"decision\":{\"type\":\"string\",\"enum\":[\"allow\",\"ask\","     \
+    "\"deny\"]},"                                                        \
+    "\"guard\":{\"type\":[\"string\",\"null\"]},"                        \
+    "\"ran\":{\"type\":\"string\",\"enum\":[\"readonly\"]},"             \
+    "\"commands\":{\"type\":\"array\",\"items\":{\"type\":\"object\","   \
+    "\"properties\":{"                                                   \
+    "\"words\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"    \
+    "\"dynamic\":{\"type\":\"array\",\"items\":{\"type\":\"boolean\"}}," \
+    "\"start\":{\"type\":\"integer\"},\"end\":{\"type\":\"integer\"},"   \
+    "\"via\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"      \
+    "\"decision\":{\"type\":\"string\",\"enum\":[\"allow\",\"ask\","     \
+    "\"deny\"]},"                                                        \
+    "\"rule\":{\"type\":[\"object\",\"null\"]},"                         \
+    "\"reason\":{\"type\":[\"string\",\"null\"]}}}}},"                   \
+    "\"required\":[\"decision\",\"commands\"]}"
+
 /* What bash_run, bash_output, bash_write and bash_kill return. */
 static const char run_result_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -71,7 +91,8 @@ static const char run_result_schema[] =
     "\"repeated_lines\":{\"type\":\"integer\"},"
     "\"control_characters\":{\"type\":\"integer\"},"
     "\"invalid_utf8\":{\"type\":\"integer\"}}},"
-    "\"report\":" REPORT_SCHEMA "},"
+    "\"report\":" REPORT_SCHEMA ","
+    "\"policy\":" POLICY_SCHEMA "},"
     "\"required\":[\"exit_code\",\"signal\",\"timed_out\",\"stdout\","
     "\"stderr\",\"truncated_bytes\"]}";
 
@@ -92,6 +113,8 @@ static const char list_result_schema[] =
 
 /* What bash_session returns. */
 static const char session_result_schema[] = SESSION_SCHEMA;
+
+static const char policy_result_schema[] = POLICY_SCHEMA;
 
 enum arg_type { ARG_STRING, ARG_INTEGER, ARG_BOOLEAN, ARG_SIGNAL, ARG_OBJECT };
 
@@ -257,16 +280,29 @@ static const struct tool_def tools[TOOL_COUNT] = {
                              "\"show\" or \"reset\"."},
                             {"session", ARG_STRING, 0, false,
                              "The session (default: \"default\")."}}},
+    [TOOL_BASH_POLICY] =
+        {"bash_policy",
+         "Check a command against the policy",
+         false,
+         "What the user's command policy decides for a command, without "
+         "running it: allow, ask (a person must approve it) or deny, for "
+         "each simple command in it, with the rule or the reason. Check a "
+         "command before bash_run when unsure.",
+         policy_result_schema,
+         {{"command", ARG_STRING, 0, true, "The command, as for bash_run."},
+          {"session", ARG_STRING, 0, false,
+           "The session whose aliases and functions count (default: "
+           "\"default\")."}}},
 };
 
-int catalog_find(json_t *name)
+int catalog_find(json_t *name, bool policy)
 {
     const char *n = json_string_value(name);
     if (n == NULL || strlen(n) != json_string_length(name))
         return -1;
     for (int i = 0; i < TOOL_COUNT; i++)
         if (strcmp(n, tools[i].name) == 0)
-            return i;
+            return i == TOOL_BASH_POLICY && !policy ? -1 : i;
     return -1;
 }
 
@@ -418,16 +454,20 @@ static json_t *annotations(bool acts)
 }
 
 /* bash_run's description: the library's, then what the server adds. */
-static json_t *run_description(json_t *library, const char *more)
+static json_t *run_description(json_t *library, const char *more, bool policy)
 {
     const char *base =
         json_string_value(json_object_get(library, "description"));
-    char text[1024];
-    snprintf(text, sizeof(text), "%s %s", base != NULL ? base : "", more);
+    char text[1400];
+    snprintf(text, sizeof(text), "%s %s%s", base != NULL ? base : "", more,
+             policy ? " Commands are checked against the user's command "
+                      "policy, and a refusal says which rule refused it and "
+                      "why (bash_policy checks a command without running it)."
+                    : "");
     return json_string(text);
 }
 
-json_t *catalog_tools(bool legacy_tasks)
+json_t *catalog_tools(bool legacy_tasks, bool policy)
 {
     json_t *library = json_loads(bsh_bash_tool_json(), 0, NULL);
     json_t *library_props =
@@ -435,12 +475,15 @@ json_t *catalog_tools(bool legacy_tasks)
     json_t *list = json_array();
     for (int i = 0; i < TOOL_COUNT; i++) {
         const struct tool_def *t = &tools[i];
+        if (i == TOOL_BASH_POLICY && !policy)
+            continue;
         json_t *tool = json_pack("{s:s, s:s, s:o}", "name", t->name, "title",
                                  t->title, "annotations", annotations(t->acts));
-        json_object_set_new(tool, "description",
-                            i == TOOL_BASH_RUN
-                                ? run_description(library, t->description)
-                                : json_string(t->description));
+        json_object_set_new(
+            tool, "description",
+            i == TOOL_BASH_RUN
+                ? run_description(library, t->description, policy)
+                : json_string(t->description));
         json_object_set_new(tool, "inputSchema",
                             input_schema(t, library_props, !legacy_tasks));
         json_object_set_new(tool, "outputSchema",

@@ -21,6 +21,7 @@ enum tool_id {
     TOOL_BASH_KILL,
     TOOL_BASH_LIST,
     TOOL_BASH_SESSION,
+    TOOL_BASH_POLICY, /* listed only while a policy is active */
     TOOL_COUNT
 };
 
@@ -33,8 +34,9 @@ struct tool_args {
     json_t *value[TOOL_ARGS_MAX]; /* borrowed; NULL: absent (or null) */
 };
 
-/* The tool the JSON string `name` names; -1 when none does. */
-int catalog_find(json_t *name);
+/* The tool the JSON string `name` names; -1 when none does (bash_policy
+ * without a policy included). */
+int catalog_find(json_t *name, bool policy);
 
 /* Checks `args` (the call's arguments object; anything else counts as
  * none) against the table of `tool` into `out`: false with what is wrong
@@ -46,7 +48,9 @@ bool catalog_read_args(enum tool_id tool, json_t *args, struct tool_args *out,
 json_t *tool_arg(const struct tool_args *a, const char *name);
 
 /* The array of tool descriptions (a new reference); with `legacy_tasks`
- * bash_run says it may run as a task of the 2025-11-25 kind. */
-json_t *catalog_tools(bool legacy_tasks);
+ * bash_run says it may run as a task of the 2025-11-25 kind; with
+ * `policy`, bash_run says commands are checked, and bash_policy is
+ * listed. */
+json_t *catalog_tools(bool legacy_tasks, bool policy);
 
 #endif

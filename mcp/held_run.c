@@ -33,6 +33,10 @@ static struct bsh_stream *start_stream(const struct mcp_config *cfg,
     }
     if (rq->cwd != NULL)
         o.cwd = rq->cwd;
+    if (rq->readonly_note != NULL) { /* instead of asking: read-only */
+        o.sandbox =
+            (struct bsh_sandbox){.mode = BSH_SANDBOX_STRICT, .readonly = true};
+    }
     /* The server's variables, then the call's (later ones win). */
     size_t base = o.env != NULL ? o.env_count : 0;
     struct bsh_env_var *vars = calloc(base + rq->env_count + 1, sizeof(*vars));
@@ -102,6 +106,10 @@ struct mcp_run *run_start(const struct mcp_config *cfg, struct spill_dir *dir,
     r->timeout_ms = rq->timeout_ms;
     r->idle_ms = rq->idle_ms;
     r->started_ms = mono_ms();
+    if (rq->readonly_note != NULL) {
+        r->policy_note = strdup(rq->readonly_note);
+        r->policy = json_incref(rq->readonly_policy);
+    }
     if (rq->input != NULL)
         run_write(r, rq->input, rq->input_len, true, why, why_size);
     return r;
@@ -251,6 +259,8 @@ void run_free(struct mcp_run *r)
     capture_release(&r->cap);
     screen_free(r->screen);
     free(r->command);
+    free(r->policy_note);
+    json_decref(r->policy);
     free(r->error);
     free(r->unsent);
     free(r);

@@ -47,12 +47,19 @@ struct run_request {
     size_t env_count;
     size_t max_output; /* the call's; 0: the server's budget */
     int rows, cols;    /* a PTY run's size; 0: 24x80 */
+    /* Run read-only instead of asking (--ask sandbox): the note that
+     * starts its first reply, and structuredContent.policy (taken). */
+    const char *readonly_note;
+    json_t *readonly_policy;
 };
 
 struct mcp_run {
     struct mcp_run *next;
     char id[RUN_ID_MAX];
     char *command;
+    /* The read-only note and verdict of its first reply (SPEC 13.15). */
+    char *policy_note;
+    json_t *policy;
     struct bsh_stream *stream;
     struct capture cap;    /* output since the last read */
     struct screen *screen; /* a PTY run's terminal, fed all its output */

@@ -199,6 +199,12 @@ static struct stream *route(struct owner *o, json_t *msg, bool *answer)
 {
     json_t *method = json_object_get(msg, "method");
     *answer = method == NULL;
+    if (!*answer && json_object_get(msg, "id") != NULL) {
+        /* a request of the server's own (elicitation/create): on the
+         * stream of the call it is about, else the owner's own */
+        return o->current != NULL && !o->current->ended ? o->current
+                                                        : own_stream(o);
+    }
     if (*answer) {
         json_t *id = json_object_get(msg, "id");
         struct stream *s = id != NULL ? stream_of_key(o, id) : o->current;

@@ -65,6 +65,13 @@ struct mcp_config {
     const char *instance;
     /* Serve over HTTP rather than stdio; NULL: stdio. */
     const struct mcp_http_opts *http;
+    /* The command policy (SPEC 13), loaded once at start and never again;
+     * NULL: none. It is applied here, not by the library (run.policy
+     * stays NULL), so that an `ask` can be put to a person. */
+    const struct bsh_policy *policy;
+    int64_t ask_timeout_ms; /* an approval not given by then: refused */
+    bool ask_elicit;        /* ask a client that can elicit */
+    bool ask_sandbox;       /* else run read-only instead of asking */
 };
 
 #define MCP_DEFAULT_TIMEOUT_MS   600000
@@ -73,6 +80,7 @@ struct mcp_config {
 #define MCP_DEFAULT_MAX_RUNS     64
 #define MCP_DEFAULT_YIELD_MS     30000
 #define MCP_DEFAULT_MAX_SESSIONS 64
+#define MCP_DEFAULT_ASK_TIMEOUT  300000
 
 /* Serves until stdin ends (0) or a signal arrives on cfg->stop_fd
  * (128+N); every running call is killed first. Over HTTP (cfg->http),

@@ -164,6 +164,7 @@ void registry_end_all(struct registry *g)
     }
     g->nkept = 0;
     sessions_end_all(&g->sessions);
+    approval_end_all(g);
 }
 
 struct mcp_run *registry_attached_run(struct registry *g,

@@ -10,6 +10,7 @@
 #ifndef BSH_MCP_REGISTRY_H
 #define BSH_MCP_REGISTRY_H
 
+#include "approval.h"
 #include "held_run.h"
 #include "sessions.h"
 
@@ -46,6 +47,7 @@ struct registry {
     struct mcp_sessions sessions; /* the shell sessions and their queue */
     struct kept_log *kept;        /* newest first */
     int nkept;
+    struct approvals approvals; /* questions to a person (SPEC 13.9) */
 };
 
 void registry_init(struct registry *g, const struct mcp_config *cfg,

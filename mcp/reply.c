@@ -392,6 +392,25 @@ json_t *reply_for_screen(struct mcp_run *r, enum run_phase phase,
     return res;
 }
 
+/* "policy: ran read-only instead of asking: ..." before the text, and
+ * the verdict in structuredContent.policy; once. */
+static void add_policy_note(struct mcp_run *r, json_t *result)
+{
+    json_t *item = json_array_get(json_object_get(result, "content"), 0);
+    const char *text = json_string_value(json_object_get(item, "text"));
+    size_t n = strlen(r->policy_note) + (text != NULL ? strlen(text) : 0) + 2;
+    char *joined = malloc(n);
+    if (joined != NULL) {
+        snprintf(joined, n, "%s\n%s", r->policy_note, text != NULL ? text : "");
+        json_object_set_new(item, "text", json_string(joined));
+        free(joined);
+    }
+    json_object_set(json_object_get(result, "structuredContent"), "policy",
+                    r->policy);
+    free(r->policy_note);
+    r->policy_note = NULL;
+}
+
 json_t *reply_for_run(struct mcp_run *r, enum run_phase phase,
                       size_t max_output)
 {
@@ -445,5 +464,7 @@ json_t *reply_for_run(struct mcp_run *r, enum run_phase phase,
         capture_next_segment(&r->cap);
         r->unread = 0;
     }
+    if (r->policy_note != NULL) /* the first reply of a read-only run */
+        add_policy_note(r, result);
     return result;
 }

@@ -66,6 +66,13 @@ void rpc_error(json_t *id, int code, const char *message)
     rpc_error_data(id, code, message, NULL);
 }
 
+void rpc_request(json_t *id, const char *method, json_t *params)
+{
+    send_message(json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", id,
+                           "method", method, "params", params),
+                 false);
+}
+
 void rpc_notify(const char *method, json_t *params)
 {
     send_message(json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",

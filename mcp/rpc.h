@@ -31,6 +31,8 @@ void rpc_error_data(json_t *id, int code, const char *message, json_t *data);
 /* Results from now on answer a request of the modern era (true) or the
  * legacy one; returns what was set before. */
 bool rpc_answer_modern(bool modern);
+/* A request of the server's own (`id` taken too): never dropped. */
+void rpc_request(json_t *id, const char *method, json_t *params);
 /* A notification: dropped while the client lags (transport.h). */
 void rpc_notify(const char *method, json_t *params);
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

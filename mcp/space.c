@@ -52,9 +52,10 @@ static json_t *discover_result(void)
     return r;
 }
 
-static json_t *tools_list_result(bool modern)
+static json_t *tools_list_result(const struct mcp_space *s, bool modern)
 {
-    json_t *r = json_pack("{s:o}", "tools", catalog_tools(!modern));
+    json_t *r = json_pack("{s:o}", "tools",
+                          catalog_tools(!modern, s->runs.cfg->policy != NULL));
     if (modern)
         era_mark_cacheable(r);
     return r;
@@ -73,13 +74,14 @@ static void serve(struct mcp_space *s, const char *method, json_t *id,
 {
     bool request = id != NULL;
     if (strcmp(method, "initialize") == 0 && request) {
+        s->runs.approvals.client_elicits = approval_client_elicits(params);
         rpc_result(id, initialize_result(params));
     } else if (strcmp(method, "server/discover") == 0 && request) {
         rpc_result(id, discover_result());
     } else if (strcmp(method, "ping") == 0 && request) {
         rpc_result(id, json_object());
     } else if (strcmp(method, "tools/list") == 0 && request) {
-        rpc_result(id, tools_list_result(modern));
+        rpc_result(id, tools_list_result(s, modern));
     } else if (strcmp(method, "tools/call") == 0 && request) {
         if (!json_is_object(params))
             rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs params");
@@ -89,6 +91,7 @@ static void serve(struct mcp_space *s, const char *method, json_t *id,
         task_request(&s->runs, method, id, params, modern);
     } else if (strcmp(method, "notifications/cancelled") == 0 && !request) {
         call_cancel(&s->calls, json_object_get(params, "requestId"));
+        approval_cancel(&s->runs, json_object_get(params, "requestId"));
         sessions_cancel(&s->runs.sessions,
                         json_object_get(params, "requestId"));
     } else if (request) {
@@ -137,10 +140,16 @@ void space_message(struct mcp_space *s, const char *text, size_t len)
         strcmp(json_string_value(version), "2.0") != 0 || !id_ok ||
         !json_is_string(method) ||
         strlen(json_string_value(method)) != json_string_length(method)) {
-        /* Replies from a client (result/error without method) are fine. */
-        if (!(json_is_object(msg) && method == NULL &&
-              (json_object_get(msg, "result") != NULL ||
-               json_object_get(msg, "error") != NULL)))
+        /* Replies from a client (result/error without method) are fine:
+         * one may answer a question put to a person. */
+        bool reply = json_is_object(msg) && method == NULL &&
+                     (json_object_get(msg, "result") != NULL ||
+                      json_object_get(msg, "error") != NULL);
+        if (reply)
+            approval_reply(&s->runs, &s->calls, id,
+                           json_object_get(msg, "result"),
+                           json_object_get(msg, "error"));
+        else
             rpc_error(id_ok ? id : NULL, RPC_INVALID_REQUEST,
                       "Invalid Request: expected a JSON-RPC 2.0 object "
                       "with a string method");
@@ -166,6 +175,7 @@ double space_advance(struct mcp_space *s)
     mono_soonest(&next, call_advance(g, &s->calls));
     mono_soonest(&next, task_advance(g));
     mono_soonest(&next, registry_drop_forgotten(g));
+    mono_soonest(&next, approval_advance(g));
     return next;
 }
 

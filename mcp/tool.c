@@ -11,6 +11,7 @@
 #include "era.h"
 #include "mono.h"
 #include "page.h"
+#include "policy_call.h"
 #include "reply.h"
 #include "task.h"
 
@@ -230,6 +231,29 @@ static void bash_run(const struct tool_ctx *t)
         free(env);
         return;
     }
+    struct gate_call gc = {
+        t->id,
+        t->params,
+        t->modern,
+        rq.command,
+        session != NULL ? session->state : NULL,
+        session != NULL ? session->name : NULL,
+        tool_arg(&t->args, "timeout_ms") != NULL ? rq.timeout_ms : -1,
+        NULL,
+        NULL};
+    enum policy_gate gate = cfg->dry_run ? GATE_RUN : policy_gate(t->g, &gc);
+    if (gate == GATE_ANSWERED || gate == GATE_WAITING) {
+        free(env);
+        return;
+    }
+    rq.readonly_note = gc.readonly_note;
+    rq.readonly_policy = gc.readonly_policy;
+    if (gate == GATE_READONLY && rq.readonly_note == NULL) {
+        json_decref(gc.readonly_policy);
+        tool_error(t->id, "out of memory");
+        free(env);
+        return;
+    }
     if (cfg->dry_run) {
         struct bsh_error err;
         tool_error(t->id,
@@ -242,6 +266,8 @@ static void bash_run(const struct tool_ctx *t)
     char why[BSH_ERROR_MAX];
     struct mcp_run *r = registry_start_run(t->g, &rq, why, sizeof(why));
     free(env);
+    free(gc.readonly_note);
+    json_decref(gc.readonly_policy);
     if (r == NULL) {
         tool_error(t->id, why);
         return;
@@ -569,10 +595,34 @@ static void bash_list(const struct tool_ctx *t)
     free(text);
 }
 
+/* bash_policy: what the policy decides, nothing run. */
+static void bash_policy(const struct tool_ctx *t)
+{
+    json_t *cmd = tool_arg(&t->args, "command");
+    if (strlen(json_string_value(cmd)) != json_string_length(cmd)) {
+        plain_error(t->id,
+                    "bash_policy: a command cannot contain a NUL character");
+        return;
+    }
+    const struct mcp_session *session = NULL;
+    if (!t->g->cfg->no_sessions) {
+        const char *name = "default";
+        if (tool_arg(&t->args, "session") != NULL &&
+            (name = plain_string(t, "session", MCP_SESSION_NAME_MAX)) == NULL)
+            return;
+        char why[300];
+        session = sessions_get(&t->g->sessions, t->g->cfg, name, false, why,
+                               sizeof(why));
+    }
+    policy_tool(t->g, t->id, json_string_value(cmd),
+                session != NULL ? session->state : NULL);
+}
+
 static void (*const handlers[TOOL_COUNT])(const struct tool_ctx *) = {
-    [TOOL_BASH_RUN] = bash_run,     [TOOL_BASH_OUTPUT] = bash_output,
-    [TOOL_BASH_WRITE] = bash_write, [TOOL_BASH_KILL] = bash_kill,
-    [TOOL_BASH_LIST] = bash_list,   [TOOL_BASH_SESSION] = bash_session,
+    [TOOL_BASH_RUN] = bash_run,       [TOOL_BASH_OUTPUT] = bash_output,
+    [TOOL_BASH_WRITE] = bash_write,   [TOOL_BASH_KILL] = bash_kill,
+    [TOOL_BASH_LIST] = bash_list,     [TOOL_BASH_SESSION] = bash_session,
+    [TOOL_BASH_POLICY] = bash_policy,
 };
 
 void tool_call(struct registry *g, struct calls *calls, json_t *id,
@@ -583,7 +633,7 @@ void tool_call(struct registry *g, struct calls *calls, json_t *id,
         rpc_error(id, RPC_INVALID_PARAMS, "tools/call needs a string 'name'");
         return;
     }
-    int tool = catalog_find(name);
+    int tool = catalog_find(name, g->cfg->policy != NULL);
     if (modern) /* no task parameter in the modern era */
         json_object_del(params, "task");
     if (json_object_get(params, "task") != NULL && tool != TOOL_BASH_RUN) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The walk: see bash_tree.h. */
 #include "bash_tree.h"
+#include "misread.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@ size_t pol_ansi_c_decode(const char *s, size_t len, char *out)
 {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
+        if (o > 0 && memchr(out, '\0', o) != NULL)
+            break; /* bash cuts the word at a NUL */
         if (s[i] != '\\' || i + 1 >= len) {
             out[o++] = s[i];
             continue;
@@ -134,7 +137,7 @@ size_t pol_ansi_c_decode(const char *s, size_t len, char *out)
         }
     }
     out[o] = '\0';
-    return o;
+    return strlen(out) < o ? strlen(out) : o; /* up to a NUL, as bash */
 }
 
 /* ---- Words ---- */
@@ -175,6 +178,8 @@ static void add_unquoted(struct word_builder *w, const char *p, size_t n)
             }
             continue;
         }
+        if (p[i] == '$')
+            w->dynamic = true; /* a `$` of its own: $"..." read apart */
         buf_add(&w->value, p + i, 1);
         buf_add(&w->unquoted, p + i, 1);
     }
@@ -545,6 +550,7 @@ static void note_redirects(struct walk *wk, TSNode n)
     enum pol_stdin kind = POL_STDIN_INHERITED;
     char *text = NULL;
     size_t len = 0;
+    int inputs = 0;
     TSTreeCursor cur = ts_tree_cursor_new(n);
     if (ts_tree_cursor_goto_first_child(&cur)) {
         do {
@@ -552,6 +558,7 @@ static void note_redirects(struct walk *wk, TSNode n)
             const char *t = ts_node_type(k);
             if (strcmp(t, "heredoc_redirect") == 0 ||
                 strcmp(t, "herestring_redirect") == 0) {
+                inputs++;
                 free(text);
                 text = NULL;
                 if (t[4] == 'd')
@@ -568,6 +575,7 @@ static void note_redirects(struct walk *wk, TSNode n)
                 if (fd0 && !ts_node_is_null(op) &&
                     (type_is(op, "<") || type_is(op, "<&") ||
                      type_is(op, "<>"))) {
+                    inputs++;
                     free(text);
                     text = NULL;
                     kind = POL_STDIN_OTHER;
@@ -576,6 +584,11 @@ static void note_redirects(struct walk *wk, TSNode n)
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
     ts_tree_cursor_delete(&cur);
+    if (inputs > 1) { /* the last one wins in bash: not known here */
+        free(text);
+        text = NULL;
+        kind = POL_STDIN_OTHER;
+    }
     free(wk->stdin_text);
     wk->stdin_body = body;
     wk->stdin_kind = kind;
@@ -588,6 +601,7 @@ static void visit_command(struct walk *wk, TSNode n)
     struct pol_simple *c = new_simple(wk, n);
     if (c == NULL)
         return;
+    int inputs = 0;
     TSTreeCursor cur = ts_tree_cursor_new(n);
     if (ts_tree_cursor_goto_first_child(&cur)) {
         do {
@@ -602,6 +616,7 @@ static void visit_command(struct walk *wk, TSNode n)
             } else if (field != NULL && strcmp(field, "argument") == 0) {
                 add_node_word(wk, c, k, false);
             } else if (strcmp(t, "herestring_redirect") == 0) {
+                inputs++;
                 free(c->stdin_text);
                 c->stdin_text = NULL;
                 herestring_stdin(wk, k, &c->stdin_kind, &c->stdin_text,
@@ -610,8 +625,16 @@ static void visit_command(struct walk *wk, TSNode n)
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
     ts_tree_cursor_delete(&cur);
-    if (c->stdin_kind == POL_STDIN_INHERITED)
+    bool outer = !ts_node_is_null(wk->stdin_body) &&
+                 ts_node_eq(wk->stdin_body, n) &&
+                 wk->stdin_kind != POL_STDIN_INHERITED;
+    if (inputs > 1 || (inputs > 0 && outer)) { /* which one wins? */
+        free(c->stdin_text);
+        c->stdin_text = NULL;
+        c->stdin_kind = POL_STDIN_OTHER;
+    } else if (c->stdin_kind == POL_STDIN_INHERITED) {
         attach_stdin(wk, c, n);
+    }
 }
 
 /* export/declare/local/readonly/typeset and unset/unsetenv. */
@@ -693,7 +716,8 @@ static void visit_file_redirect(struct walk *wk, TSNode n)
                   strcmp(op, ">|") == 0 || strcmp(op, "&>") == 0 ||
                   strcmp(op, "&>>") == 0 || strcmp(op, "<>") == 0;
     struct pol_word target;
-    if (make_word(wk->text, dest, false, &target) != 0) {
+    /* a glob in a target is expanded too (one match, or an error) */
+    if (make_word(wk->text, dest, true, &target) != 0) {
         wk->nomem = true;
         return;
     }
@@ -724,7 +748,30 @@ static void visit_file_redirect(struct walk *wk, TSNode n)
     add_word(wk, c, &target);
 }
 
-static void visit_function(struct walk *wk, TSNode n)
+/* for/select NAME in ...: NAME is assigned (an assignment alone). */
+static void visit_loop_variable(struct walk *wk, TSNode n)
+{
+    TSNode var = ts_node_child_by_field_name(n, "variable", 8);
+    if (ts_node_is_null(var))
+        return;
+    struct pol_simple *c = new_simple(wk, var);
+    if (c == NULL)
+        return;
+    size_t s = ts_node_start_byte(var), e = ts_node_end_byte(var);
+    char **v = malloc(sizeof(*v));
+    char *d = dup_bytes(wk->text + s, e - s);
+    if (v == NULL || d == NULL) {
+        free(v);
+        free(d);
+        wk->nomem = true;
+        return;
+    }
+    v[0] = d;
+    c->assigns = v;
+    c->nassigns = 1;
+}
+
+static void visit_function(struct walk *wk, TSNode n, bool top_level)
 {
     TSNode name = ts_node_child_by_field_name(n, "name", 4);
     TSNode body = ts_node_child_by_field_name(n, "body", 4);
@@ -751,6 +798,7 @@ static void visit_function(struct walk *wk, TSNode n)
     f->body_start = ts_node_start_byte(body);
     f->body_end = ts_node_end_byte(body);
     f->defined_at = ts_node_start_byte(n);
+    f->top_level = top_level;
     s->nfuncs++;
 }
 
@@ -799,6 +847,11 @@ static bool nested_backticks(const char *text, TSNode n)
 static bool visit(struct walk *wk, TSNode n, const char *parent)
 {
     const char *t = ts_node_type(n);
+    const char *misread = pol_misread_node(wk->text, n, t);
+    if (misread != NULL) {
+        wk->out->error = misread;
+        return false;
+    }
     if (strcmp(t, "command") == 0) {
         visit_command(wk, n);
     } else if (strcmp(t, "declaration_command") == 0 ||
@@ -811,12 +864,14 @@ static bool visit(struct walk *wk, TSNode n, const char *parent)
             strcmp(parent, "declaration_command") != 0 &&
             strcmp(parent, "variable_assignments") != 0)
             visit_assignments(wk, n, true);
+    } else if (strcmp(t, "for_statement") == 0) {
+        visit_loop_variable(wk, n);
     } else if (strcmp(t, "redirected_statement") == 0) {
         note_redirects(wk, n);
     } else if (strcmp(t, "file_redirect") == 0) {
         visit_file_redirect(wk, n);
     } else if (strcmp(t, "function_definition") == 0) {
-        visit_function(wk, n);
+        visit_function(wk, n, strcmp(parent, "program") == 0);
     } else if (strcmp(t, "command_substitution") == 0 &&
                nested_backticks(wk->text, n)) {
         wk->out->error = "parse error";
@@ -922,7 +977,7 @@ int pol_bash_parse(const char *text, size_t len, struct pol_script *out)
         return -1;
     TSNode root = ts_tree_root_node(tree);
     struct walk wk = {.text = text, .out = out};
-    if (ts_node_has_error(root))
+    if (ts_node_has_error(root) || pol_misread_text(text, len))
         out->error = "parse error";
     else
         walk_tree(&wk, root);

@@ -43,6 +43,8 @@ struct pol_funcdef {
     char *name;
     size_t body_start, body_end;
     size_t defined_at; /* byte offset of the definition */
+    bool top_level;    /* a statement of the script itself, not inside a
+                        * subshell, a body, a condition or a list */
 };
 
 struct pol_script {

@@ -11,6 +11,7 @@
  */
 #include "decide.h"
 
+#include "command_effects.h"
 #include "wrappers.h"
 
 #include <stdint.h>
@@ -29,9 +30,13 @@ struct outcome {
     const char *reason;
 };
 
+/* The stricter of two outcomes; at the same strictness, an opaque
+ * reason says more than the default. */
 static void combine(struct outcome *o, struct outcome x)
 {
-    if (x.set && (!o->set || x.d > o->d))
+    if (x.set && (!o->set || x.d > o->d ||
+                  (x.d == o->d && o->rule == NULL && o->reason == NULL &&
+                   x.reason != NULL)))
         *o = x;
 }
 
@@ -40,15 +45,32 @@ static struct outcome decided(enum bsh_decision d)
     return (struct outcome){.set = true, .d = d};
 }
 
+/* What a script does to its functions and aliases. */
+struct scope_facts {
+    bool unsets;         /* unset or unalias: a definition may be gone */
+    bool expand_aliases; /* shopt -s expand_aliases (or a session) */
+};
+
+/* The most scripts one decision parses (bash -c, eval, function bodies,
+ * aliases): beyond, the rest is opaque. */
+#define POL_MAX_SCRIPTS 2000
+
 struct ctx {
     const struct bsh_policy *policy;
+    const struct bsh_policy_overlay *overlay; /* approved exact commands */
     const struct pol_lookup *lookup; /* session aliases and functions */
     struct pol_verdict_builder *vb;
     bool nomem;
-    /* the scripts being decided, innermost last: their functions */
+    /* the scripts being decided, innermost last: their functions and
+     * aliases, and what in them may undo or change those */
     const struct pol_script *scopes[POL_MAX_DEPTH + 2];
     const char *scope_text[POL_MAX_DEPTH + 2];
+    struct scope_facts facts[POL_MAX_DEPTH + 2];
     size_t nscopes;
+    /* function bodies being decided (a call inside is the same body) */
+    const char *in_body[POL_MAX_DEPTH + 2];
+    size_t nbodies;
+    size_t scripts; /* decided so far: a bound on the work */
 };
 
 static struct outcome opaque(const struct ctx *c, const char *reason)
@@ -184,6 +206,18 @@ static size_t new_entry(struct ctx *c, const struct frame *f,
     return i;
 }
 
+/* An `ask` from the rules or the default (not an opaque one) for words a
+ * person approved in this session: allowed. */
+static struct outcome approved(const struct ctx *c, const struct pol_word *w,
+                               size_t n, struct outcome o)
+{
+    const struct bsh_policy_rule *rule;
+    if (o.set && o.d == BSH_ASK && o.reason == NULL &&
+        pol_overlay_allows(c->overlay, w, n, &rule))
+        return (struct outcome){.set = true, .d = BSH_ALLOW, .rule = rule};
+    return o;
+}
+
 static void set_entry(struct ctx *c, size_t i, struct outcome o)
 {
     if (i != SIZE_MAX)
@@ -228,56 +262,12 @@ static struct outcome decide_inner(struct ctx *c, const struct pol_word *w,
     size_t e = new_entry(c, &nf.f, w, n);
     struct outcome o = ok ? decide_words(c, w, n, NULL, &nf.f, flags)
                           : opaque(c, "nesting too deep");
+    o = approved(c, w, n, o);
     set_entry(c, e, o);
     return o;
 }
 
 /* ---- Steps ---- */
-
-static bool listed_name(const char *name)
-{
-    static const char *const listed[] = {"PATH",
-                                         "IFS",
-                                         "ENV",
-                                         "BASH_ENV",
-                                         "SHELLOPTS",
-                                         "BASHOPTS",
-                                         "PROMPT_COMMAND",
-                                         "PS4",
-                                         "GIT_SSH_COMMAND",
-                                         "GIT_SSH",
-                                         "GIT_EXEC_PATH",
-                                         "GIT_EXTERNAL_DIFF",
-                                         "GIT_PAGER",
-                                         "PAGER",
-                                         "EDITOR",
-                                         "VISUAL",
-                                         "GIT_EDITOR",
-                                         "LESSOPEN",
-                                         "LESSCLOSE",
-                                         "GIT_ASKPASS",
-                                         "SSH_ASKPASS",
-                                         "BASH_FUNC",
-                                         "CDPATH",
-                                         "GLOBIGNORE",
-                                         "BASH_XTRACEFD",
-                                         "HISTFILE",
-                                         "GIT_DIR",
-                                         "GIT_WORK_TREE",
-                                         "GIT_TEMPLATE_DIR",
-                                         "PYTHONSTARTUP",
-                                         "PYTHONPATH",
-                                         "NODE_OPTIONS",
-                                         "PERL5OPT",
-                                         "RUBYOPT",
-                                         NULL};
-    for (const char *const *l = listed; *l; l++)
-        if (strcmp(name, *l) == 0)
-            return true;
-    return strncmp(name, "LD_", 3) == 0 ||
-           strncmp(name, "GIT_CONFIG", 10) == 0 ||
-           strncmp(name, "BASH_FUNC_", 10) == 0;
-}
 
 /* Step 1: a listed assignment makes the command opaque. */
 static struct outcome check_assignments(const struct ctx *c, char *const *names,
@@ -285,7 +275,7 @@ static struct outcome check_assignments(const struct ctx *c, char *const *names,
 {
     struct outcome o = {0};
     for (size_t i = 0; i < n; i++) {
-        if (listed_name(names[i])) {
+        if (pol_listed_name(names[i])) {
             o = opaque(c, pol_reason_assignment(c->vb, names[i]));
             break;
         }
@@ -311,9 +301,21 @@ static const char *assigned_name(const struct pol_word *w, char *buf,
     return buf;
 }
 
+/* Whether a script of the chain may have removed a definition. */
+static bool any_unset(const struct ctx *c)
+{
+    for (size_t s = 0; s < c->nscopes; s++)
+        if (c->facts[s].unsets)
+            return true;
+    return false;
+}
+
+/* A function of the script (or an outer one) named `name`, defined
+ * before `before`. `*sure`: it is certainly the one bash calls (defined
+ * at the top level, nothing unset). */
 static const struct pol_funcdef *find_function(const struct ctx *c,
                                                const char *name, size_t before,
-                                               const char **text)
+                                               const char **text, bool *sure)
 {
     for (size_t s = c->nscopes; s-- > 0;) {
         const struct pol_script *sc = c->scopes[s];
@@ -322,7 +324,37 @@ static const struct pol_funcdef *find_function(const struct ctx *c,
             if (strcmp(f->name, name) == 0 &&
                 (s + 1 < c->nscopes || f->defined_at < before)) {
                 *text = c->scope_text[s];
+                *sure = f->top_level && s + 1 == c->nscopes && !any_unset(c);
                 return f;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The value of an alias the script itself defines (alias NAME=VALUE),
+ * when aliases are expanded there. */
+static const char *script_alias(const struct ctx *c, const char *name,
+                                size_t *len)
+{
+    size_t nlen = strlen(name);
+    for (size_t s = c->nscopes; s-- > 0;) {
+        if (!c->facts[s].expand_aliases)
+            continue;
+        const struct pol_script *sc = c->scopes[s];
+        for (size_t i = 0; i < sc->ncmds; i++) {
+            const struct pol_simple *cmd = &sc->cmds[i];
+            if (cmd->nwords < 2 || cmd->words[0].dynamic ||
+                strcmp(cmd->words[0].value, "alias") != 0)
+                continue;
+            for (size_t k = 1; k < cmd->nwords; k++) {
+                const struct pol_word *w = &cmd->words[k];
+                if (!w->dynamic && w->len > nlen &&
+                    strncmp(w->value, name, nlen) == 0 &&
+                    w->value[nlen] == '=') {
+                    *len = w->len - nlen - 1;
+                    return w->value + nlen + 1;
+                }
             }
         }
     }
@@ -573,7 +605,7 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
     for (size_t i = u.assign_from; i < u.assign_to; i++) {
         char buf[256];
         const char *an = assigned_name(&w[i], buf, sizeof(buf));
-        if (an != NULL && listed_name(an))
+        if (an != NULL && pol_listed_name(an))
             combine(&o, opaque(c, pol_reason_assignment(c->vb, an)));
     }
     if (u.output != NULL) {
@@ -583,19 +615,35 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
                                  .dynamic = u.output_dynamic}};
         combine(&o, decide_inner(c, t, 2, f, name, 0));
     }
+    bool env = strcmp(name, "env") == 0;
+    if (!env && u.shell != NULL) {
+        /* su -s SHELL: SHELL runs the -c string, whatever program it is */
+        struct pol_word sh[3] = {
+            {.value = (char *)u.shell,
+             .len = strlen(u.shell),
+             .dynamic = u.shell_dynamic},
+            {.value = (char *)"-c", .len = 2},
+            {.value = (char *)(u.script != NULL ? u.script : ""),
+             .len = u.script != NULL ? strlen(u.script) : 0,
+             .dynamic = u.script_dynamic}};
+        combine(&o, decide_inner(c, sh, u.script != NULL ? 3 : 1, f, name, 0));
+        return o;
+    }
     if (u.script != NULL) {
         char via[64];
-        snprintf(via, sizeof(via), "%s %s", name,
-                 strcmp(name, "env") == 0 ? "-S" : "-c");
-        if (u.script_dynamic) {
-            combine(&o, opaque(c, strcmp(name, "env") == 0
-                                      ? "env -S with a dynamic string"
+        snprintf(via, sizeof(via), "%s %s", name, env ? "-S" : "-c");
+        /* env -S has escapes, ${VAR} and options of its own: only a plain
+         * string reads like a shell's words */
+        bool plain = !env || (strpbrk(u.script, "\\$") == NULL &&
+                              u.script[strspn(u.script, " \t")] != '-');
+        if (u.script_dynamic || !plain) {
+            combine(&o, opaque(c, env ? "env -S with a dynamic string"
                                       : "shell with a dynamic script"));
         } else {
             combine(&o, decide_script(c, u.script, strlen(u.script), f,
                                       pol_intern(c->vb, via)));
         }
-        if (strcmp(name, "env") != 0 || u.next >= n)
+        if (!env || u.next >= n)
             return o;
     }
     if (u.no_command || u.next >= n) {
@@ -703,12 +751,17 @@ static bool is_neutral(const char *name)
 
 /* A session alias, expanded: its value with the other words appended. */
 static bool decide_alias(struct ctx *c, const struct pol_word *w, size_t n,
-                         const struct frame *f, struct outcome *o)
+                         const struct frame *f, struct outcome *o, bool *sure)
 {
-    if (c->lookup == NULL || c->lookup->alias == NULL || w[0].quoted)
+    if (w[0].quoted)
         return false;
-    size_t vlen;
-    const char *value = c->lookup->alias(c->lookup->data, w[0].value, &vlen);
+    size_t vlen = 0;
+    const char *value = script_alias(c, w[0].value, &vlen);
+    *sure = false; /* defined in the command: maybe not where it is used */
+    if (value == NULL && c->lookup != NULL && c->lookup->alias != NULL) {
+        value = c->lookup->alias(c->lookup->data, w[0].value, &vlen);
+        *sure = !any_unset(c);
+    }
     if (value == NULL)
         return false;
     size_t total = vlen + 1;
@@ -758,26 +811,92 @@ static bool decide_alias(struct ctx *c, const struct pol_word *w, size_t n,
 
 static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
                             const struct pol_simple *sc, const struct frame *f,
-                            struct outcome *o)
+                            struct outcome *o, bool *sure)
 {
     const char *text = NULL;
     size_t body_len = 0;
     const char *body = NULL;
-    const struct pol_funcdef *def =
-        find_function(c, w[0].value, sc != NULL ? sc->start : SIZE_MAX, &text);
+    const struct pol_funcdef *def = find_function(
+        c, w[0].value, sc != NULL ? sc->start : SIZE_MAX, &text, sure);
     if (def != NULL) {
         body = text + def->body_start;
         body_len = def->body_end - def->body_start;
     } else if (c->lookup != NULL && c->lookup->function != NULL) {
         body = c->lookup->function(c->lookup->data, w[0].value, &body_len);
+        *sure = !any_unset(c);
     }
     if (body == NULL)
         return false;
+    *o = match_rules(c, w, n, MATCH_STRICT_ONLY);
+    for (size_t i = 0; i < c->nbodies; i++)
+        if (c->in_body[i] == body)
+            return true; /* a call inside its own body: already decided */
+    if (c->nbodies >= sizeof(c->in_body) / sizeof(c->in_body[0])) {
+        combine(o, opaque(c, "nesting too deep"));
+        return true;
+    }
+    c->in_body[c->nbodies++] = body;
     char via[96];
     snprintf(via, sizeof(via), "function %.80s", w[0].value);
-    *o = decide_script(c, body, body_len, f, pol_intern(c->vb, via));
-    combine(o, match_rules(c, w, n, MATCH_STRICT_ONLY));
+    combine(o, decide_script(c, body, body_len, f, pol_intern(c->vb, via)));
+    c->nbodies--;
     return true;
+}
+
+/* Words bash reads as a reserved word where a command's name goes:
+ * tree-sitter-bash read a compound command as a simple one. */
+static bool reserved_word(const struct pol_word *w)
+{
+    static const char *const reserved[] = {
+        "{",    "}",  "!",      "[[",       "]]",     "if",   "then",  "else",
+        "elif", "fi", "do",     "done",     "case",   "esac", "while", "until",
+        "for",  "in", "select", "function", "coproc", NULL};
+    if (w->quoted || w->dynamic)
+        return false;
+    for (const char *const *r = reserved; *r; r++)
+        if (strcmp(w->value, *r) == 0)
+            return true;
+    return false;
+}
+
+/* Steps 6 to 14: what the command word is. */
+static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
+                                     size_t n, const struct pol_simple *sc,
+                                     const struct frame *f)
+{
+    const char *name = w[0].value;
+    const char *base = base_name(name);
+    struct outcome r;
+    char buf[160];
+    const char *effect = pol_command_effect(w, n, base, buf, sizeof(buf));
+    struct outcome extra = effect != NULL ? opaque(c, pol_intern(c->vb, effect))
+                                          : (struct outcome){0};
+    if (strcmp(base, "git") == 0)
+        r = decide_git(c, w, n);
+    else if (decide_script_builtin(c, w, n, f, &r))
+        ;
+    else if (is_shell(base))
+        r = decide_shell(c, w, n, sc, f, base);
+    else if (strcmp(base, "busybox") == 0 && n > 1 && !w[1].dynamic &&
+             is_shell(w[1].value)) {
+        r = decide_shell(c, w + 1, n - 1, sc, f, w[1].value);
+        combine(&r, match_rules(c, w, n, MATCH_ALL));
+    } else {
+        bool privilege = false;
+        const struct pol_wrapper *wr = pol_wrapper_find(base, &privilege);
+        if (wr != NULL && (strcmp(name, base) == 0 || !pol_wrapper_exact(wr)))
+            r = decide_wrapper(c, w, n, f, wr, privilege, sc);
+        else if (strcmp(base, "find") == 0)
+            r = decide_find(c, w, n, f);
+        else if (is_source(name, w[0].len))
+            r = rules_or(c, w, n, opaque(c, "source of a file"));
+        else if (is_neutral(name))
+            r = rules_or(c, w, n, decided(BSH_ALLOW));
+        else
+            r = rules_or(c, w, n, by_default(c));
+    }
+    combine(&r, extra);
+    return r;
 }
 
 static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
@@ -788,37 +907,21 @@ static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
         return decided(BSH_ALLOW);
     if (w[0].dynamic)
         return opaque(c, "command word is not static");
-    const char *name = w[0].value;
-    const char *base = base_name(name);
+    if (reserved_word(&w[0]))
+        return opaque(c, "parse error");
+    /* An alias or a function replaces the command; where it is not
+     * certain to be the one bash uses, the command as it is counts too. */
     struct outcome r;
-    if (!(flags & SKIP_FUNCTIONS) && decide_alias(c, w, n, f, &r))
+    bool sure = false;
+    bool found = !(flags & SKIP_FUNCTIONS) &&
+                 (decide_alias(c, w, n, f, &r, &sure) ||
+                  decide_function(c, w, n, sc, f, &r, &sure));
+    if (found && sure)
         return r;
-    if (!(flags & SKIP_FUNCTIONS) && decide_function(c, w, n, sc, f, &r))
-        return r;
-    if (strcmp(base, "git") == 0)
-        return decide_git(c, w, n);
-    if (decide_script_builtin(c, w, n, f, &r))
-        return r;
-    if (is_shell(base))
-        return decide_shell(c, w, n, sc, f, base);
-    if (strcmp(base, "busybox") == 0 && n > 1 && !w[1].dynamic &&
-        is_shell(w[1].value)) {
-        struct outcome own = match_rules(c, w, n, MATCH_ALL);
-        struct outcome o = decide_shell(c, w + 1, n - 1, sc, f, w[1].value);
-        combine(&o, own);
-        return o;
-    }
-    bool privilege = false;
-    const struct pol_wrapper *wr = pol_wrapper_find(base, &privilege);
-    if (wr != NULL && (strcmp(name, base) == 0 || !pol_wrapper_exact(wr)))
-        return decide_wrapper(c, w, n, f, wr, privilege, sc);
-    if (strcmp(base, "find") == 0)
-        return decide_find(c, w, n, f);
-    if (is_source(name, w[0].len))
-        return rules_or(c, w, n, opaque(c, "source of a file"));
-    if (is_neutral(name))
-        return rules_or(c, w, n, decided(BSH_ALLOW));
-    return rules_or(c, w, n, by_default(c));
+    struct outcome o = decide_command(c, w, n, sc, f);
+    if (found)
+        combine(&o, r);
+    return o;
 }
 
 /* One simple command found by the walk. */
@@ -837,8 +940,31 @@ static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
         steps = decide_words(c, sc->words, sc->nwords, sc, &f, 0);
     }
     combine(&o, steps);
+    o = approved(c, sc->words, sc->nwords, o);
     set_entry(c, e, o);
     return o;
+}
+
+/* What a script does to functions and aliases. `session`: aliases are
+ * expanded in a session's shell from the start. */
+static struct scope_facts facts_of(const struct pol_script *s, bool session)
+{
+    struct scope_facts f = {.expand_aliases = session};
+    for (size_t i = 0; i < s->ncmds; i++) {
+        const struct pol_simple *c = &s->cmds[i];
+        if (c->nwords == 0)
+            continue;
+        const char *w0 = c->words[0].value;
+        if (c->words[0].dynamic || strcmp(w0, "unset") == 0 ||
+            strcmp(w0, "unalias") == 0)
+            f.unsets = true;
+        if (strcmp(w0, "shopt") == 0)
+            for (size_t k = 1; k < c->nwords; k++)
+                if (c->words[k].dynamic ||
+                    strcmp(c->words[k].value, "expand_aliases") == 0)
+                    f.expand_aliases = true;
+    }
+    return f;
 }
 
 static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
@@ -849,6 +975,15 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
     if (!ok || c->nscopes >= POL_MAX_DEPTH + 1) {
         struct pol_word whole = {
             .value = (char *)text, .len = len, .dynamic = true};
+        size_t e = new_entry(c, &nf.f, &whole, 1);
+        struct outcome o = opaque(c, "nesting too deep");
+        set_entry(c, e, o);
+        return o;
+    }
+    if (++c->scripts > POL_MAX_SCRIPTS) {
+        struct pol_word whole = {.value = (char *)text,
+                                 .len = len > 4096 ? 4096 : len,
+                                 .dynamic = true};
         size_t e = new_entry(c, &nf.f, &whole, 1);
         struct outcome o = opaque(c, "nesting too deep");
         set_entry(c, e, o);
@@ -874,6 +1009,7 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
     } else {
         c->scopes[c->nscopes] = script;
         c->scope_text[c->nscopes] = text;
+        c->facts[c->nscopes] = facts_of(script, c->lookup != NULL);
         c->nscopes++;
         for (size_t i = 0; i < script->ncmds && !c->nomem; i++)
             combine(&o, decide_simple(c, &script->cmds[i], &nf.f));
@@ -884,11 +1020,13 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
     return o.set ? o : decided(BSH_ALLOW);
 }
 
-int pol_decide(const struct bsh_policy *policy, const struct pol_lookup *lookup,
-               const char *command, size_t len, struct pol_verdict_builder *vb,
-               enum bsh_decision *decision)
+int pol_decide(const struct bsh_policy *policy,
+               const struct bsh_policy_overlay *overlay,
+               const struct pol_lookup *lookup, const char *command, size_t len,
+               struct pol_verdict_builder *vb, enum bsh_decision *decision)
 {
-    struct ctx c = {.policy = policy, .lookup = lookup, .vb = vb};
+    struct ctx c = {
+        .policy = policy, .overlay = overlay, .lookup = lookup, .vb = vb};
     struct frame top = {.depth = 0};
     struct outcome o = decide_script(&c, command, len, &top, NULL);
     if (c.nomem)

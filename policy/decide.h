@@ -43,9 +43,16 @@ int pol_verdict_finish(struct pol_verdict_builder *vb,
                        struct bsh_policy_verdict *out);
 void pol_verdict_discard(struct pol_verdict_builder *vb);
 
+/* Whether `overlay` holds exactly the static words `w` (then `*rule` is
+ * its rule). */
+bool pol_overlay_allows(const struct bsh_policy_overlay *overlay,
+                        const struct pol_word *w, size_t n,
+                        const struct bsh_policy_rule **rule);
+
 /* Decides `command`; 0 with `*decision`, or -1 when memory ran out. */
-int pol_decide(const struct bsh_policy *policy, const struct pol_lookup *lookup,
-               const char *command, size_t len, struct pol_verdict_builder *vb,
-               enum bsh_decision *decision);
+int pol_decide(const struct bsh_policy *policy,
+               const struct bsh_policy_overlay *overlay,
+               const struct pol_lookup *lookup, const char *command, size_t len,
+               struct pol_verdict_builder *vb, enum bsh_decision *decision);
 
 #endif

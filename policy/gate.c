@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err)
+int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err,
+                     bool *readonly)
 {
+    *readonly = false;
     struct bsh_policy_verdict v;
     int d = bsh_policy_decide(o->policy, o->command, strlen(o->command),
                               o->session, &v);
@@ -18,8 +20,10 @@ int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err)
     bool asked = false;
     if (d == BSH_ASK && o->approve != NULL) {
         asked = true;
-        if (o->approve(&v, o->approve_data) == BSH_APPROVAL_RUN)
+        enum bsh_approval a = o->approve(&v, o->approve_data);
+        if (a == BSH_APPROVAL_RUN || a == BSH_APPROVAL_READONLY)
             d = BSH_ALLOW;
+        *readonly = a == BSH_APPROVAL_READONLY;
     }
     if (d != BSH_ALLOW && err != NULL) {
         memset(err, 0, sizeof(*err));

@@ -244,6 +244,15 @@ int bsh_policy_decide(const struct bsh_policy *policy, const char *command,
                       size_t len, const struct bsh_session *session,
                       struct bsh_policy_verdict *verdict)
 {
+    return bsh_policy_decide_with(policy, NULL, command, len, session, verdict);
+}
+
+int bsh_policy_decide_with(const struct bsh_policy *policy,
+                           const struct bsh_policy_overlay *overlay,
+                           const char *command, size_t len,
+                           const struct bsh_session *session,
+                           struct bsh_policy_verdict *verdict)
+{
     if (policy == NULL || (command == NULL && len > 0))
         return BSH_EINVAL;
     if (verdict != NULL)
@@ -258,7 +267,7 @@ int bsh_policy_decide(const struct bsh_policy *policy, const char *command,
         return BSH_ENOMEM;
     }
     enum bsh_decision d = BSH_ALLOW;
-    int rc = pol_decide(policy, session != NULL ? &lookup : NULL,
+    int rc = pol_decide(policy, overlay, session != NULL ? &lookup : NULL,
                         command ? command : "", len, vb, &d);
     pol_session_lookup_free(state);
     if (rc != 0) {

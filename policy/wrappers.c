@@ -46,11 +46,6 @@ static const struct pol_wrapper wrappers[] = {
      .long_flags = L(""),
      .long_args = L(""),
      .bare_runs_nothing = true},
-    {.name = "coproc",
-     .exact = true,
-     .flags = "",
-     .long_flags = L(""),
-     .long_args = L("")},
     {.name = "env",
      .flags = "i0v",
      .args = "uCS",
@@ -261,6 +256,10 @@ static bool short_cluster(const struct pol_wrapper *w,
                 u->replace = arg;
             if (w->mode == W_SU && c == 'u')
                 u->user_command = true;
+            if (w->mode == W_SU && c == 's') {
+                u->shell = arg;
+                u->shell_dynamic = words[at].dynamic;
+            }
             return true;
         }
         if (w->flags == NULL || strchr(w->flags, c) == NULL) {
@@ -307,6 +306,10 @@ static bool long_opt(const struct pol_wrapper *w, const struct pol_word *words,
     }
     if (w->mode == W_SU && strncmp(v, "user", len) == 0)
         u->user_command = true;
+    if (w->mode == W_SU && strncmp(v, "shell", len) == 0) {
+        u->shell = arg;
+        u->shell_dynamic = words[at].dynamic;
+    }
     if (w->mode == W_XARGS && strncmp(v, "replace", len) == 0)
         u->replace = eq != NULL ? eq + 1 : "{}";
     if (w->mode == W_COMMAND)

@@ -34,6 +34,9 @@ struct pol_unwrap {
     /* `env -S STRING`, `su -c STRING`: the string (NULL: none) */
     const char *script;
     bool script_dynamic;
+    /* `su -s SHELL`: the program that runs the -c string (NULL: none) */
+    const char *shell;
+    bool shell_dynamic;
     /* `time -o FILE`: the file (NULL: none) */
     const char *output;
     bool output_dynamic;

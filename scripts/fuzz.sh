@@ -9,7 +9,7 @@ secs=${1:-30}
 CC=clang cmake -S . -B build/fuzz -G Ninja -DBSH_FUZZ=ON -DBSH_TESTS=OFF \
     -DBSH_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/fuzz >/dev/null
-for t in guard env_name cli_args mcp http reduce; do
+for t in guard env_name cli_args mcp http reduce policy_rules policy_decide; do
     work=$(mktemp -d)
     cp fuzz/corpus/$t/* "$work/"
     echo "fuzz_$t: ${secs}s"

@@ -105,6 +105,7 @@ make_deb() {
     strip --strip-debug --remove-section=.comment "$stage/usr/$libdir/libbsh.a"
     gzip -9n "$stage/usr/share/man/man1/bsh.1"
     install -D -m 644 packaging/deb/copyright "$doc/copyright"
+    install -D -m 644 packaging/THIRD_PARTY_NOTICES "$doc/THIRD_PARTY_NOTICES"
     changelog_debian >"$doc/changelog" # a native package's
     gzip -9n "$doc/changelog"
     mkdir -p "$stage/DEBIAN" "$1/debian"
@@ -148,6 +149,7 @@ make_oci() {
     printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/work:/bin/bash\n' >"$root/etc/passwd"
     printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
     install -D -m 644 LICENSE "$root/usr/share/doc/bsh/copyright"
+    install -D -m 644 packaging/THIRD_PARTY_NOTICES "$root/usr/share/doc/bsh/THIRD_PARTY_NOTICES"
     install -D -m 644 /usr/share/doc/bash-static/copyright "$root/usr/share/doc/bash-static/copyright"
     install -D -m 644 /usr/share/doc/busybox-static/copyright "$root/usr/share/doc/busybox-static/copyright"
     sources_note >"$root/usr/share/doc/SOURCES"
@@ -191,8 +193,9 @@ make_npm() {
     fill packaging/npm/platform/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
         PLATFORM="$platform" CPU="${platform#linux-}" >"$plat/package.json"
     install -m 755 "$static_bin" "$plat/bin/bsh"
-    cp LICENSE "$plat/"
-    cp -r packaging/npm/bsh-mcp/bin packaging/npm/bsh-mcp/lib packaging/npm/bsh-mcp/README.md LICENSE "$main/"
+    cp LICENSE packaging/THIRD_PARTY_NOTICES "$plat/"
+    cp -r packaging/npm/bsh-mcp/bin packaging/npm/bsh-mcp/lib packaging/npm/bsh-mcp/README.md LICENSE \
+        packaging/THIRD_PARTY_NOTICES "$main/"
     # Only the platforms built here are listed; the launcher knows them all.
     fill packaging/npm/bsh-mcp/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
         MCP_NAME="$MCP_NAME" \
@@ -212,6 +215,7 @@ make_wheel() {
     fill packaging/python/pyproject.toml.in PYPI_NAME="$PYPI_NAME" VERSION="$VERSION" >"$tree/pyproject.toml"
     fill packaging/python/README.md.in PYPI_NAME="$PYPI_NAME" MCP_NAME="$MCP_NAME" >"$tree/README.md"
     install -D -m 755 "$static_bin" "$tree/src/bsh/_bin/bsh"
+    install -m 644 packaging/THIRD_PARTY_NOTICES "$tree/src/bsh/_bin/THIRD_PARTY_NOTICES"
     (cd "$tree" && logged /usr/bin/python3 -m build --wheel --no-isolation --outdir ../out)
 }
 

@@ -238,6 +238,11 @@ struct bsh_sandbox {
      * exist and be a socket); else only the sockets the run bound. */
     const char *const *sockets;
     size_t socket_count;
+    /* The read-only profile: no writable place but the run's own private
+     * TMPDIR and /dev/null, /dev/zero and /dev/full; no network, and
+     * write_dirs, sockets and allow_net are not used. A write elsewhere
+     * fails (EACCES or EROFS). */
+    bool readonly;
 };
 
 /** What a run's sandbox is made of: a bit per bsh_sandbox_layer. */
@@ -247,6 +252,7 @@ struct bsh_sandbox_report {
     unsigned applied;           /* in force in the run's processes */
     unsigned missing;           /* asked for, not to be had here */
     unsigned off;               /* not asked for (allow_net) */
+    bool readonly;              /* the read-only profile */
 };
 
 /** The name of one layer ("no_new_privs", "landlock_fs", ...). */
@@ -277,6 +283,9 @@ struct bsh_policy_verdict;
 enum bsh_approval {
     BSH_APPROVAL_REFUSE = 0, /* run nothing ("not approved") */
     BSH_APPROVAL_RUN = 1,    /* run the command as asked */
+    /* run it without asking, under the read-only sandbox (strict; see
+     * bsh_sandbox.readonly) instead of the run's own */
+    BSH_APPROVAL_READONLY = 2,
 };
 
 /**
@@ -960,6 +969,28 @@ BSH_API int bsh_policy_decide(const struct bsh_policy *policy,
                               struct bsh_policy_verdict *verdict);
 
 BSH_API void bsh_policy_verdict_free(struct bsh_policy_verdict *verdict);
+
+/**
+ * Commands a person approved "for this session": each an allow rule for
+ * exactly its words (no more, no fewer), in memory only. It turns an
+ * `ask` of the rules or of the default into `allow`, never a `deny` and
+ * never an opaque decision. Not thread-safe while it is being added to.
+ */
+struct bsh_policy_overlay;
+
+BSH_API struct bsh_policy_overlay *bsh_policy_overlay_new(void);
+/** Adds the words of one simple command. BSH_OK, BSH_EINVAL, BSH_ENOMEM. */
+BSH_API int bsh_policy_overlay_add(struct bsh_policy_overlay *overlay,
+                                   const char *const *words, size_t n);
+BSH_API void bsh_policy_overlay_free(struct bsh_policy_overlay *overlay);
+
+/** As bsh_policy_decide(), with an overlay of approved commands (or
+ *  NULL). */
+BSH_API int bsh_policy_decide_with(const struct bsh_policy *policy,
+                                   const struct bsh_policy_overlay *overlay,
+                                   const char *command, size_t len,
+                                   const struct bsh_session *session,
+                                   struct bsh_policy_verdict *verdict);
 
 /**
  * The words of command `c` of a verdict as bsh shows them: joined by

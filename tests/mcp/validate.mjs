@@ -31,14 +31,32 @@ const LEGACY = {
 const MODERN = {
   'server/discover': spec('DiscoverResult'),
   'tools/list': spec('ListToolsResult'),
-  'tools/call': (v) => (v.resultType === 'task'
-    ? zod(tasksV2.CreateTaskResultV2Schema)(v) : zod(tasksV2.CallToolResultV2Schema)(v)),
+  'tools/call': (v) => (v.resultType === 'task' ? zod(tasksV2.CreateTaskResultV2Schema)(v)
+    : v.resultType === 'input_required' ? inputRequired(v)
+      : zod(tasksV2.CallToolResultV2Schema)(v)),
   'tasks/get': zod(tasksV2.GetTaskResultV2Schema),
   'tasks/update': zod(tasksV2.UpdateTaskResultV2Schema),
   'tasks/cancel': zod(tasksV2.CancelTaskResultV2Schema),
 };
+// The 2026-07-28 input_required result (no published schema of its own
+// here): its questions are elicitation/create requests.
+function inputRequired(v) {
+  const issues = [];
+  if (!v.inputRequests && !v.requestState) issues.push('neither inputRequests nor requestState');
+  for (const [key, q] of Object.entries(v.inputRequests ?? {})) {
+    const r = spec('ElicitRequest')({ ...q });
+    if (r.issues) issues.push({ key, issues: r.issues });
+  }
+  if (v.requestState !== undefined && typeof v.requestState !== 'string') issues.push('requestState');
+  return issues.length ? { issues } : {};
+}
+// Requests of the server's own, in the legacy era.
+const SERVER_REQUESTS = {
+  'elicitation/create': spec('ElicitRequest'),
+};
 const NOTIFICATIONS = {
   'notifications/progress': spec('ProgressNotification'),
+  'notifications/cancelled': spec('CancelledNotification'),
   'notifications/tasks/status': zod(tasksV1.TaskStatusNotificationV1Schema),
 };
 
@@ -67,6 +85,12 @@ export class Validator {
   received(msg) {
     this.count++;
     ok(spec('JSONRPCMessage'), msg, 'a message');
+    if ('method' in msg && 'id' in msg) {
+      const check = SERVER_REQUESTS[msg.method];
+      assert.ok(check, `a request of the server the tests do not know: ${msg.method}`);
+      ok(check, { method: msg.method, params: msg.params }, msg.method);
+      return;
+    }
     if ('method' in msg) {
       const check = NOTIFICATIONS[msg.method];
       assert.ok(check, `a notification the tests do not know: ${msg.method}`);
@@ -85,7 +109,8 @@ export class Validator {
     assert.ok(check, `no schema for ${q.method} (${q.modern ? 'modern' : 'legacy'})`);
     ok(check, msg.result, `the result of ${q.method}`);
     if (q.modern) {
-      assert.ok(['complete', 'task'].includes(msg.result.resultType), `${q.method}: resultType`);
+      const kinds = q.method === 'tools/call' ? ['complete', 'task', 'input_required'] : ['complete', 'task'];
+      assert.ok(kinds.includes(msg.result.resultType), `${q.method}: resultType`);
       if (['server/discover', 'tools/list'].includes(q.method)) {
         assert.ok(Number.isInteger(msg.result.ttlMs) && msg.result.ttlMs >= 0, 'ttlMs');
         assert.ok(['public', 'private'].includes(msg.result.cacheScope), 'cacheScope');

@@ -34,7 +34,7 @@ def check(cond, what, detail=""):
 
 
 def decode(cmd):
-    return cmd.replace("<NL>", "\n")
+    return cmd.replace("<NL>", "\n").replace("<TAB>", "\t").replace("<CR>", "\r")
 
 
 def rows():

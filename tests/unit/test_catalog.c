@@ -80,28 +80,38 @@ static void test_arguments(void)
 static void test_names(void)
 {
     json_t *n = json_string("bash_list");
-    is_int(catalog_find(n), TOOL_BASH_LIST, "bash_list is found");
+    is_int(catalog_find(n, false), TOOL_BASH_LIST, "bash_list is found");
     json_decref(n);
     n = json_stringn("bash_run\0x", 10);
-    is_int(catalog_find(n), -1, "a name with a NUL inside is no tool's");
+    is_int(catalog_find(n, false), -1, "a name with a NUL inside is no tool's");
     json_decref(n);
     n = json_integer(1);
-    is_int(catalog_find(n), -1, "a name that is not a string is no tool's");
+    is_int(catalog_find(n, false), -1,
+           "a name that is not a string is no tool's");
     json_decref(n);
 }
 
 /* tools/list shows, for every tool, exactly the arguments it checks. */
 static void test_schemas_match_checks(void)
 {
-    json_t *tools = catalog_tools(true);
-    is_int((int)json_array_size(tools), TOOL_COUNT, "every tool is listed");
+    json_t *tools = catalog_tools(true, true);
+    is_int((int)json_array_size(tools), TOOL_COUNT,
+           "every tool is listed (with a policy)");
+    json_t *plain = catalog_tools(true, false);
+    is_int((int)json_array_size(plain), TOOL_COUNT - 1,
+           "without a policy, bash_policy is not listed");
+    json_t *bp = json_string("bash_policy");
+    is_int(catalog_find(bp, false), -1, "nor found");
+    is_int(catalog_find(bp, true), TOOL_BASH_POLICY, "but found with one");
+    json_decref(bp);
+    json_decref(plain);
     bool all = true;
     for (size_t i = 0; i < json_array_size(tools); i++) {
         json_t *tool = json_array_get(tools, i);
         json_t *schema = json_object_get(tool, "inputSchema");
         json_t *props = json_object_get(schema, "properties");
         json_t *required = json_object_get(schema, "required");
-        int id = catalog_find(json_object_get(tool, "name"));
+        int id = catalog_find(json_object_get(tool, "name"), true);
         /* An empty object misses every required argument, and only
          * those: the first one missing is the first required listed. */
         json_t *none = json_object();

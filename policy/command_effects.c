@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a simple command does besides running its program, that a rule on
+ * its words would not show: variables it assigns without `NAME=` syntax
+ * (printf -v, read, mapfile, getopts, declare 'NAME=...', namerefs, hash
+ * -p), code a builtin loads (enable -f), options that make a program run
+ * another one (sort --compress-program, rg --pre, git --upload-pack, tar
+ * --to-command, ssh -o ProxyCommand, sed's e command...), and git
+ * configuration written for later. Each makes the command opaque.
+ */
+#include "command_effects.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+bool pol_listed_name(const char *name)
+{
+    static const char *const listed[] = {"PATH",
+                                         "IFS",
+                                         "ENV",
+                                         "BASH_ENV",
+                                         "SHELLOPTS",
+                                         "BASHOPTS",
+                                         "PROMPT_COMMAND",
+                                         "PS4",
+                                         "GIT_SSH_COMMAND",
+                                         "GIT_SSH",
+                                         "GIT_EXEC_PATH",
+                                         "GIT_EXTERNAL_DIFF",
+                                         "GIT_PAGER",
+                                         "PAGER",
+                                         "EDITOR",
+                                         "VISUAL",
+                                         "GIT_EDITOR",
+                                         "LESSOPEN",
+                                         "LESSCLOSE",
+                                         "GIT_ASKPASS",
+                                         "SSH_ASKPASS",
+                                         "CDPATH",
+                                         "GLOBIGNORE",
+                                         "BASH_XTRACEFD",
+                                         "HISTFILE",
+                                         "GIT_DIR",
+                                         "GIT_WORK_TREE",
+                                         "GIT_TEMPLATE_DIR",
+                                         "GIT_PROXY_COMMAND",
+                                         "GIT_SEQUENCE_EDITOR",
+                                         "PYTHONSTARTUP",
+                                         "PYTHONPATH",
+                                         "NODE_OPTIONS",
+                                         "PERL5OPT",
+                                         "RUBYOPT",
+                                         "BASH_CMDS",
+                                         "BASH_ALIASES",
+                                         "BASH_LOADABLES_PATH",
+                                         "HOME",
+                                         "XDG_CONFIG_HOME",
+                                         NULL};
+    for (const char *const *l = listed; *l; l++)
+        if (strcmp(name, *l) == 0)
+            return true;
+    return strncmp(name, "LD_", 3) == 0 ||
+           strncmp(name, "GIT_CONFIG", 10) == 0 ||
+           strncmp(name, "BASH_FUNC_", 10) == 0;
+}
+
+static bool word_is(const struct pol_word *w, const char *s)
+{
+    return !w->dynamic && strcmp(w->value, s) == 0;
+}
+
+/* The variable name `s` starts with (up to `[`, `=` or `+=`), into `buf`;
+ * false when it does not start with one. */
+static bool leading_name(const char *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z') ||
+           s[n] == '_' || (n > 0 && s[n] >= '0' && s[n] <= '9'))
+        n++;
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return true;
+}
+
+static const char *assigned(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "assignment to %s", name);
+    return buf;
+}
+
+/* A variable name operand that is listed, or dynamic (any name). */
+static const char *name_operand(const struct pol_word *w, char *buf,
+                                size_t size)
+{
+    char name[128];
+    if (w->dynamic)
+        return assigned(buf, size, w->value);
+    if (leading_name(w->value, name, sizeof(name)) && pol_listed_name(name))
+        return assigned(buf, size, name);
+    return NULL;
+}
+
+/* declare, typeset, local, export, readonly: their words. */
+static const char *declaration(const struct pol_word *w, size_t n, char *buf,
+                               size_t size)
+{
+    bool nameref = false;
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (!w[i].dynamic && (v[0] == '-' || v[0] == '+')) {
+            nameref |= strchr(v + 1, 'n') != NULL && v[0] == '-';
+            continue;
+        }
+        if (w[i].dynamic) {
+            /* "NAME=$x" keeps its name; "$x" may be any */
+            const char *s = v;
+            while (*s == '"' || *s == '\'')
+                s++;
+            char name[128];
+            if (!leading_name(s, name, sizeof(name)) || s[strlen(name)] == '\0')
+                return assigned(buf, size, v);
+            if (pol_listed_name(name))
+                return assigned(buf, size, name);
+            continue;
+        }
+        char name[128];
+        if (!leading_name(v, name, sizeof(name)))
+            continue;
+        const char *target = strchr(v, '=');
+        if (nameref && target != NULL) { /* declare -n REF=NAME: to NAME */
+            target++;
+            while (*target == '"' || *target == '\'')
+                target++;
+            char to[128];
+            return assigned(buf, size,
+                            leading_name(target, to, sizeof(to)) ? to : v);
+        }
+        if (pol_listed_name(name) || nameref)
+            return assigned(buf, size, name);
+        const char *eq = strchr(v, '=');
+        /* declare re-reads a quoted compound assignment: x=($(...)) */
+        if (eq != NULL && eq[1] == '(' &&
+            (strchr(eq, '`') != NULL || strstr(eq, "$(") != NULL ||
+             strstr(eq, "<(") != NULL || strstr(eq, ">(") != NULL))
+            return "eval of a dynamic string";
+    }
+    return NULL;
+}
+
+/* Builtins that assign to a name given as an operand. */
+static const char *builtin_assignment(const struct pol_word *w, size_t n,
+                                      char *buf, size_t size)
+{
+    const char *name = w[0].value;
+    if (strcmp(name, "printf") == 0) {
+        for (size_t i = 1; i < n; i++) {
+            if (word_is(&w[i], "--"))
+                break;
+            if (word_is(&w[i], "-v") && i + 1 < n)
+                return name_operand(&w[i + 1], buf, size);
+            if (!w[i].dynamic && strncmp(w[i].value, "-v", 2) == 0) {
+                struct pol_word rest = w[i];
+                rest.value += 2;
+                rest.len -= 2;
+                return name_operand(&rest, buf, size);
+            }
+            if (w[i].dynamic)
+                return assigned(buf, size, w[i].value);
+            if (w[i].value[0] != '-')
+                break;
+        }
+        return NULL;
+    }
+    bool read = strcmp(name, "read") == 0;
+    bool map = strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0;
+    if (read || map) {
+        const char *with_arg = read ? "adinNptu" : "dnOsuCc";
+        for (size_t i = 1; i < n; i++) {
+            const char *v = w[i].value;
+            if (!w[i].dynamic && v[0] == '-' && v[1] != '\0') {
+                size_t k = 1;
+                while (v[k] != '\0' && strchr(with_arg, v[k]) == NULL)
+                    k++;
+                if (v[k] != '\0' && v[k + 1] == '\0' && i + 1 < n) {
+                    i++; /* its argument: -a NAME is a name too */
+                    if (v[k] == 'a') {
+                        const char *why = name_operand(&w[i], buf, size);
+                        if (why != NULL)
+                            return why;
+                    }
+                }
+                continue;
+            }
+            const char *why = name_operand(&w[i], buf, size);
+            if (why != NULL)
+                return why;
+        }
+        return NULL;
+    }
+    if (strcmp(name, "getopts") == 0 && n >= 3)
+        return name_operand(&w[2], buf, size);
+    if (strcmp(name, "hash") == 0)
+        for (size_t i = 1; i < n; i++)
+            if (w[i].dynamic ||
+                (w[i].value[0] == '-' && strchr(w[i].value, 'p')))
+                return "assignment to BASH_CMDS";
+    if (strcmp(name, "enable") == 0)
+        for (size_t i = 1; i < n; i++)
+            if (w[i].dynamic ||
+                (w[i].value[0] == '-' && strchr(w[i].value, 'f')))
+                return "source of a file";
+    return NULL;
+}
+
+/* Options that make a program run another program. */
+struct running_option {
+    const char *program; /* basename */
+    const char *option;  /* "--long" (also --long=...), or "-x" */
+    const char *value;   /* NULL: any use; else a value that must appear */
+};
+
+static const struct running_option running_options[] = {
+    {"sort", "--compress-program", NULL},
+    {"rg", "--pre", NULL},
+    {"man", "-P", NULL},
+    {"man", "--pager", NULL},
+    {"man", "-H", NULL},
+    {"man", "--html", NULL},
+    {"git", "--upload-pack", NULL},
+    {"git", "--receive-pack", NULL},
+    {"git", "--exec", NULL},
+    {"tar", "--to-command", NULL},
+    {"tar", "--use-compress-program", NULL},
+    {"tar", "-I", NULL},
+    {"tar", "--checkpoint-action", NULL},
+    {"tar", "--info-script", NULL},
+    {"tar", "--new-volume-script", NULL},
+    {"tar", "-F", NULL},
+    {"tar", "--rsh-command", NULL},
+    {"rsync", "-e", NULL},
+    {"rsync", "--rsh", NULL},
+    {"rsync", "--rsync-path", NULL},
+    {"ssh", "-o", "command"},
+    {"scp", "-S", NULL},
+    {"scp", "-o", "command"},
+    {"sftp", "-S", NULL},
+    {"sftp", "-o", "command"},
+    {"zip", "-TT", NULL},
+    {"zip", "--unzip-command", NULL},
+    {"less", "+!", NULL},
+    {"vim", "-c", NULL},
+    {"vi", "-c", NULL},
+    {"nvim", "-c", NULL},
+    {"vim", "+", NULL},
+};
+
+/* Whether word `v` uses option `opt` (with its value containing `value`,
+ * case-insensitive, when given: the value may be the next word). */
+static bool uses(const char *v, const char *next, const char *opt,
+                 const char *value)
+{
+    size_t n = strlen(opt);
+    if (strncmp(v, opt, n) != 0)
+        return false;
+    bool long_opt = opt[1] == '-';
+    if (long_opt && v[n] != '\0' && v[n] != '=')
+        return false;
+    if (value == NULL)
+        return true;
+    const char *arg = v[n] != '\0' ? v + n + (v[n] == '=') : next;
+    if (arg == NULL)
+        return false;
+    for (const char *p = arg; *p; p++)
+        if (strncasecmp(p, value, strlen(value)) == 0)
+            return true;
+    return false;
+}
+
+static const char *running_option(const struct pol_word *w, size_t n,
+                                  const char *base)
+{
+    for (size_t r = 0; r < sizeof(running_options) / sizeof(running_options[0]);
+         r++) {
+        const struct running_option *o = &running_options[r];
+        if (strcmp(o->program, base) != 0)
+            continue;
+        for (size_t i = 1; i < n; i++) {
+            if (word_is(&w[i], "--"))
+                break;
+            const char *next =
+                i + 1 < n && !w[i + 1].dynamic ? w[i + 1].value : NULL;
+            if ((o->value != NULL && w[i].dynamic && i > 0 &&
+                 word_is(&w[i - 1], o->option)) ||
+                (!w[i].dynamic && uses(w[i].value, next, o->option, o->value)))
+                return "an option that runs a program";
+        }
+    }
+    return NULL;
+}
+
+/* git subcommands that run a command they are given. */
+static const char *git_runs(const struct pol_word *w, size_t n)
+{
+    size_t i = 1;
+    while (i < n && !w[i].dynamic && w[i].value[0] == '-')
+        i += (word_is(&w[i], "-C") || word_is(&w[i], "--git-dir") ||
+              word_is(&w[i], "--work-tree"))
+                 ? 2
+                 : 1;
+    if (i >= n || w[i].dynamic)
+        return NULL;
+    const char *sub = w[i].value;
+    for (size_t k = i + 1; k < n; k++) {
+        const char *v = w[k].value;
+        if (w[k].dynamic)
+            continue;
+        if ((strcmp(sub, "rebase") == 0 &&
+             (strcmp(v, "-x") == 0 || strncmp(v, "--exec", 6) == 0)) ||
+            ((strcmp(sub, "difftool") == 0 || strcmp(sub, "mergetool") == 0) &&
+             (strcmp(v, "-x") == 0 || strncmp(v, "--extcmd", 8) == 0)) ||
+            (strcmp(sub, "bisect") == 0 && strcmp(v, "run") == 0) ||
+            (strcmp(sub, "submodule") == 0 && strcmp(v, "foreach") == 0) ||
+            strcmp(sub, "filter-branch") == 0)
+            return "an option that runs a program";
+    }
+    return NULL;
+}
+
+/* git config that sets a value (core.pager, alias.*, ... run later). */
+static const char *git_config_write(const struct pol_word *w, size_t n)
+{
+    size_t i = 1;
+    while (i < n && !w[i].dynamic && w[i].value[0] == '-')
+        i += (word_is(&w[i], "-C") || word_is(&w[i], "--git-dir") ||
+              word_is(&w[i], "--work-tree"))
+                 ? 2
+                 : 1;
+    if (i >= n || !word_is(&w[i], "config"))
+        return NULL;
+    size_t operands = 0;
+    for (size_t k = i + 1; k < n; k++) {
+        const char *v = w[k].value;
+        if (w[k].dynamic)
+            return "git -c can run commands";
+        if (v[0] != '-') {
+            operands++;
+            continue;
+        }
+        if (strcmp(v, "--get") == 0 || strcmp(v, "--get-all") == 0 ||
+            strcmp(v, "--get-regexp") == 0 || strcmp(v, "-l") == 0 ||
+            strcmp(v, "--list") == 0 || strcmp(v, "--show-origin") == 0 ||
+            strcmp(v, "--show-scope") == 0 || strcmp(v, "--name-only") == 0 ||
+            strcmp(v, "--global") == 0 || strcmp(v, "--local") == 0 ||
+            strcmp(v, "--system") == 0 || strcmp(v, "--worktree") == 0 ||
+            strcmp(v, "--type") == 0 || strcmp(v, "--null") == 0 ||
+            strcmp(v, "-z") == 0 || strcmp(v, "get") == 0)
+            continue;
+        return "git -c can run commands"; /* --add, --edit, -f FILE, ... */
+    }
+    return operands >= 2 ? "git -c can run commands" : NULL;
+}
+
+/* sed's `e` command and `s///e` flag run a shell command; `w` writes. */
+static bool sed_script_runs(const char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len; i++) {
+        /* skip an address and blanks at a command's start */
+        while (i < len &&
+               (s[i] == ' ' || s[i] == '\t' || s[i] == ';' || s[i] == '\n' ||
+                s[i] == '{' || s[i] == '}' || s[i] == '!' || s[i] == ',' ||
+                s[i] == '$' || (s[i] >= '0' && s[i] <= '9')))
+            i++;
+        if (i < len && s[i] == '/') { /* /regex/ address */
+            for (i++; i < len && s[i] != '/'; i++)
+                if (s[i] == '\\')
+                    i++;
+            continue;
+        }
+        if (i >= len)
+            break;
+        char c = s[i];
+        if (c == 'e' || c == 'w' || c == 'W')
+            return true;
+        if (c == 's' && i + 1 < len) { /* s<d>re<d>rep<d>flags */
+            char d = s[i + 1];
+            int seen = 0;
+            size_t k = i + 2;
+            for (; k < len && seen < 2; k++) {
+                if (s[k] == '\\')
+                    k++;
+                else if (s[k] == d)
+                    seen++;
+            }
+            for (; k < len && s[k] != ';' && s[k] != '\n' && s[k] != '}'; k++)
+                if (s[k] == 'e' || s[k] == 'w' || s[k] == 'W')
+                    return true;
+            i = k;
+            continue;
+        }
+        /* other commands: to the end of this one */
+        while (i < len && s[i] != ';' && s[i] != '\n')
+            i++;
+    }
+    return false;
+}
+
+static const char *sed_runs(const struct pol_word *w, size_t n)
+{
+    bool script_given = false;
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (w[i].dynamic)
+            return "an option that runs a program";
+        if (strcmp(v, "-e") == 0 || strcmp(v, "--expression") == 0) {
+            script_given = true;
+            if (i + 1 < n &&
+                (w[i + 1].dynamic || sed_script_runs(w[i + 1].value)))
+                return "an option that runs a program";
+            i++;
+        } else if (strncmp(v, "--expression=", 13) == 0) {
+            script_given = true;
+            if (sed_script_runs(v + 13))
+                return "an option that runs a program";
+        } else if (strcmp(v, "-f") == 0 || strncmp(v, "--file", 6) == 0) {
+            return "an option that runs a program"; /* a script file */
+        } else if (v[0] != '-' && !script_given) {
+            script_given = true;
+            if (sed_script_runs(v))
+                return "an option that runs a program";
+        }
+    }
+    return NULL;
+}
+
+const char *pol_command_effect(const struct pol_word *w, size_t n,
+                               const char *base, char *buf, size_t size)
+{
+    if (n == 0 || w[0].dynamic)
+        return NULL;
+    const char *name = w[0].value;
+    static const char *const declarations[] = {"declare", "typeset",  "local",
+                                               "export",  "readonly", NULL};
+    for (const char *const *d = declarations; *d; d++)
+        if (strcmp(name, *d) == 0)
+            return declaration(w, n, buf, size);
+    const char *why = builtin_assignment(w, n, buf, size);
+    if (why == NULL)
+        why = running_option(w, n, base);
+    if (why == NULL && strcmp(base, "git") == 0)
+        why = git_config_write(w, n);
+    if (why == NULL && strcmp(base, "git") == 0)
+        why = git_runs(w, n);
+    if (why == NULL && strcmp(base, "sed") == 0)
+        why = sed_runs(w, n);
+    return why;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where tree-sitter-bash reads a command differently from bash. Its
+ * grammar is close to bash, not equal: a backslash-newline inside a word,
+ * a `#` after an escaped blank, CR/VT/FF as blanks, `$'\\'`, heredoc
+ * delimiters with quotes inside, command substitutions inside a `${...}`
+ * operand, a `[[ =~ ]]` pattern or an unquoted here-document body that it
+ * keeps as plain text. Each such input is a parse error, so never allowed:
+ * what bash would run there cannot be known from this tree.
+ */
+#include "misread.h"
+
+#include <string.h>
+
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Whether the byte at `i` is escaped by an odd run of backslashes. */
+static bool escaped(const char *text, size_t i)
+{
+    size_t n = 0;
+    while (i > n && text[i - n - 1] == '\\')
+        n++;
+    return n % 2 == 1;
+}
+
+bool pol_misread_text(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\r' || c == '\v' || c == '\f')
+            return true; /* blanks to tree-sitter, word bytes to bash */
+        if (c == '\\' && i + 1 < len && text[i + 1] == '\n' &&
+            !escaped(text, i)) {
+            /* a line joined inside a word: one word to bash, two here */
+            bool before = i > 0 && !blank(text[i - 1]);
+            bool after = i + 2 < len && !blank(text[i + 2]);
+            if (before && after)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* An unescaped substitution opener in raw text that the tree kept as
+ * plain: "`", "$(", and with `process` "<(" and ">(". */
+static bool opener(const char *s, size_t len, bool process)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (s[i] == '`')
+            return true;
+        if (i + 1 < len && s[i + 1] == '(' &&
+            (s[i] == '$' || (process && (s[i] == '<' || s[i] == '>'))))
+            return true;
+    }
+    return false;
+}
+
+/* A `#` that bash does not take for a comment's start. */
+static bool false_comment(const char *text, size_t at)
+{
+    if (at == 0)
+        return false;
+    char prev = text[at - 1];
+    if (blank(prev))
+        return escaped(text, at - 1);
+    return strchr(";&|()<>", prev) == NULL;
+}
+
+/* The end of $'...' as bash reads it (a backslash escapes any byte). */
+static size_t ansi_c_end(const char *text, size_t start, size_t limit)
+{
+    for (size_t i = start + 2; i < limit; i++) {
+        if (text[i] == '\\')
+            i++;
+        else if (text[i] == '\'')
+            return i + 1;
+    }
+    return limit + 1;
+}
+
+/* A here-document delimiter bash and tree-sitter read alike: a plain
+ * word, or one wholly in '...' or "...", or \WORD. */
+static bool plain_delimiter(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (n >= 2 && (s[0] == '\'' || s[0] == '"') && s[n - 1] == s[0]) {
+        for (i = 1; i + 1 < n; i++)
+            if (s[i] == s[0] || s[i] == '\\' || s[i] == '$' || s[i] == '`')
+                return false;
+        return true;
+    }
+    if (n >= 2 && s[0] == '\\')
+        i = 1;
+    if (i >= n)
+        return false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+              c == '+'))
+            return false;
+    }
+    return true;
+}
+
+/* An unquoted here-document body: its text outside the substitutions
+ * the tree found must hold no other. */
+static bool unfound_in_body(const char *text, TSNode body)
+{
+    size_t at = ts_node_start_byte(body), end = ts_node_end_byte(body);
+    TSTreeCursor c = ts_tree_cursor_new(body);
+    bool bad = false;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            size_t ks = ts_node_start_byte(k);
+            if (strcmp(ts_node_type(k), "heredoc_content") == 0)
+                continue;
+            bad = ks > at && opener(text + at, ks - at, false);
+            at = ts_node_end_byte(k);
+        } while (!bad && ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return bad || (end > at && opener(text + at, end - at, false));
+}
+
+static bool misread_heredoc(const char *text, TSNode redirect)
+{
+    TSNode start = {0}, body = {0};
+    TSTreeCursor c = ts_tree_cursor_new(redirect);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            TSNode k = ts_tree_cursor_current_node(&c);
+            if (strcmp(ts_node_type(k), "heredoc_start") == 0)
+                start = k;
+            else if (strcmp(ts_node_type(k), "heredoc_body") == 0)
+                body = k;
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    if (ts_node_is_null(start))
+        return false;
+    size_t s = ts_node_start_byte(start), e = ts_node_end_byte(start);
+    if (!plain_delimiter(text + s, e - s))
+        return true;
+    bool quoted = memchr(text + s, '\'', e - s) ||
+                  memchr(text + s, '"', e - s) || memchr(text + s, '\\', e - s);
+    return !quoted && !ts_node_is_null(body) && unfound_in_body(text, body);
+}
+
+const char *pol_misread_node(const char *text, TSNode n, const char *type)
+{
+    size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    if (strcmp(type, "comment") == 0)
+        return false_comment(text, s) ? "parse error" : NULL;
+    if (strcmp(type, "word") == 0 || strcmp(type, "regex") == 0 ||
+        strcmp(type, "extglob_pattern") == 0)
+        return opener(text + s, e - s, true) ? "parse error" : NULL;
+    if (strcmp(type, "string_content") == 0)
+        return opener(text + s, e - s, false) ? "parse error" : NULL;
+    if (strcmp(type, "ansi_c_string") == 0)
+        return ansi_c_end(text, s, e) != e ? "parse error" : NULL;
+    if (strcmp(type, "heredoc_redirect") == 0)
+        return misread_heredoc(text, n) ? "parse error" : NULL;
+    if (strcmp(type, "expansion") == 0)    /* ${x@P}: prompt expansion */
+        for (size_t i = s; i + 1 < e; i++) /* runs what $(...) the value */
+            if (text[i] == '@' && text[i + 1] == 'P') /* holds */
+                return "eval of a dynamic string";
+    return NULL;
+}
