@@ -2,6 +2,7 @@
 /* The walk: see bash_tree.h. */
 #include "bash_tree.h"
 #include "misread.h"
+#include "node_kind.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -154,15 +155,6 @@ static bool type_is(TSNode n, const char *type)
     return strcmp(ts_node_type(n), type) == 0;
 }
 
-static bool is_expansion_type(const char *t)
-{
-    return strcmp(t, "simple_expansion") == 0 || strcmp(t, "expansion") == 0 ||
-           strcmp(t, "command_substitution") == 0 ||
-           strcmp(t, "process_substitution") == 0 ||
-           strcmp(t, "arithmetic_expansion") == 0 ||
-           strcmp(t, "brace_expression") == 0;
-}
-
 /* Unquoted text: a backslash keeps the next byte (and with a newline,
  * drops both). */
 static void add_unquoted(struct word_builder *w, const char *p, size_t n)
@@ -214,8 +206,8 @@ static void add_parts(struct word_builder *w, TSNode n, size_t from, size_t to,
             size_t ks = ts_node_start_byte(k), ke = ts_node_end_byte(k);
             if (ks < from || ke > to || !ts_node_is_named(k))
                 continue;
-            const char *kt = ts_node_type(k);
-            if (in_string && strcmp(kt, "string_content") == 0)
+            enum pol_kind kk = pol_kind_of(k);
+            if (in_string && kk == PK_STRING_CONTENT)
                 continue; /* literal: added with the gaps */
             if (ks > at) {
                 if (in_string)
@@ -223,7 +215,7 @@ static void add_parts(struct word_builder *w, TSNode n, size_t from, size_t to,
                 else
                     add_unquoted(w, w->text + at, ks - at);
             }
-            if (in_string && !is_expansion_type(kt))
+            if (in_string && !pol_kind_expands(kk))
                 w->dynamic = true; /* nothing else belongs in a string */
             else
                 add_node(w, k, depth + 1);
@@ -241,29 +233,34 @@ static void add_parts(struct word_builder *w, TSNode n, size_t from, size_t to,
 
 static void add_node(struct word_builder *w, TSNode n, int depth)
 {
-    const char *t = ts_node_type(n);
+    enum pol_kind k = pol_kind_of(n);
     size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    if (depth > 4 || is_expansion_type(t)) { // NOLINT(bugprone-branch-clone)
-        w->dynamic = true;
-    } else if (strcmp(t, "word") == 0 || strcmp(t, "number") == 0 ||
-               strcmp(t, "extglob_pattern") == 0 ||
-               strcmp(t, "variable_name") == 0 ||
-               strcmp(t, "special_variable_name") == 0 ||
-               strcmp(t, "test_operator") == 0 || strcmp(t, "regex") == 0) {
+    switch (depth > 4 ? PK_OTHER : k) {
+    case PK_WORD:
+    case PK_NUMBER:
+    case PK_EXTGLOB:
+    case PK_VARIABLE_NAME:
+    case PK_SPECIAL_VARIABLE:
+    case PK_TEST_OPERATOR:
+    case PK_REGEX:
         add_unquoted(w, w->text + s, e - s);
-        if (strcmp(t, "extglob_pattern") == 0)
+        if (k == PK_EXTGLOB)
             buf_add(&w->unquoted, "*", 1);
-    } else if (strcmp(t, "raw_string") == 0) {
+        break;
+    case PK_RAW_STRING:
         w->quoted = true;
         if (e - s >= 2)
             buf_add(&w->value, w->text + s + 1, e - s - 2);
-    } else if (strcmp(t, "string") == 0 ||
-               strcmp(t, "translated_string") == 0) {
+        break;
+    case PK_STRING:
+    case PK_TRANSLATED: {
         w->quoted = true;
-        size_t open = strcmp(t, "string") == 0 ? 1 : 2;
+        size_t open = k == PK_STRING ? 1 : 2;
         if (e - s >= open + 1)
             add_parts(w, n, s + open, e - 1, true, depth);
-    } else if (strcmp(t, "ansi_c_string") == 0) {
+        break;
+    }
+    case PK_ANSI_C:
         w->quoted = true;
         if (e - s >= 3) {
             char *out = malloc(e - s);
@@ -271,14 +268,17 @@ static void add_node(struct word_builder *w, TSNode n, int depth)
                 w->value.failed = true;
                 return;
             }
-            size_t k = pol_ansi_c_decode(w->text + s + 2, e - s - 3, out);
-            buf_add(&w->value, out, k);
+            size_t len = pol_ansi_c_decode(w->text + s + 2, e - s - 3, out);
+            buf_add(&w->value, out, len);
             free(out);
         }
-    } else if (strcmp(t, "concatenation") == 0) {
+        break;
+    case PK_CONCATENATION:
         add_parts(w, n, s, e, false, depth);
-    } else {
-        w->dynamic = true; /* anything else: not known statically */
+        break;
+    default: /* an expansion, or anything else: not known statically */
+        w->dynamic = true;
+        break;
     }
 }
 
@@ -802,30 +802,6 @@ static void visit_function(struct walk *wk, TSNode n, bool top_level)
     s->nfuncs++;
 }
 
-/* Nodes that open a level of nesting. */
-static bool nests(const char *t)
-{
-    static const char *const kinds[] = {"command_substitution",
-                                        "process_substitution",
-                                        "subshell",
-                                        "compound_statement",
-                                        "do_group",
-                                        "if_statement",
-                                        "case_statement",
-                                        "arithmetic_expansion",
-                                        "expansion",
-                                        "string",
-                                        "function_definition",
-                                        "heredoc_redirect",
-                                        "test_command",
-                                        "array",
-                                        NULL};
-    for (const char *const *k = kinds; *k; k++)
-        if (strcmp(t, *k) == 0)
-            return true;
-    return false;
-}
-
 /* A backtick substitution holding \` (nested backticks), which
  * tree-sitter-bash reads differently from bash. */
 static bool nested_backticks(const char *text, TSNode n)
@@ -844,39 +820,50 @@ static bool nested_backticks(const char *text, TSNode n)
 }
 
 /* Visits node `n` on the way down; returns false to skip its subtree. */
-static bool visit(struct walk *wk, TSNode n, const char *parent)
+static bool visit(struct walk *wk, TSNode n, enum pol_kind k,
+                  enum pol_kind parent, bool top_level)
 {
-    const char *t = ts_node_type(n);
-    const char *misread = pol_misread_node(wk->text, n, t);
+    const char *misread = pol_misread_node(wk->text, n, k);
     if (misread != NULL) {
         wk->out->error = misread;
         return false;
     }
-    if (strcmp(t, "command") == 0) {
+    switch (k) {
+    case PK_COMMAND:
         visit_command(wk, n);
-    } else if (strcmp(t, "declaration_command") == 0 ||
-               strcmp(t, "unset_command") == 0) {
+        break;
+    case PK_DECLARATION:
+    case PK_UNSET:
         visit_declaration(wk, n);
-    } else if (strcmp(t, "variable_assignments") == 0) {
+        break;
+    case PK_ASSIGNMENTS:
         visit_assignments(wk, n, false);
-    } else if (strcmp(t, "variable_assignment") == 0) {
-        if (strcmp(parent, "command") != 0 &&
-            strcmp(parent, "declaration_command") != 0 &&
-            strcmp(parent, "variable_assignments") != 0)
+        break;
+    case PK_ASSIGNMENT:
+        if (parent != PK_COMMAND && parent != PK_DECLARATION &&
+            parent != PK_ASSIGNMENTS)
             visit_assignments(wk, n, true);
-    } else if (strcmp(t, "for_statement") == 0) {
+        break;
+    case PK_FOR:
         visit_loop_variable(wk, n);
-    } else if (strcmp(t, "redirected_statement") == 0) {
+        break;
+    case PK_REDIRECTED:
         note_redirects(wk, n);
-    } else if (strcmp(t, "file_redirect") == 0) {
+        break;
+    case PK_FILE_REDIRECT:
         visit_file_redirect(wk, n);
-    } else if (strcmp(t, "function_definition") == 0) {
-        visit_function(wk, n, strcmp(parent, "program") == 0);
-    } else if (strcmp(t, "command_substitution") == 0 &&
-               nested_backticks(wk->text, n)) {
-        wk->out->error = "parse error";
-    } else if (strcmp(t, "comment") == 0) {
+        break;
+    case PK_FUNCTION:
+        visit_function(wk, n, top_level);
+        break;
+    case PK_COMMAND_SUBST:
+        if (nested_backticks(wk->text, n))
+            wk->out->error = "parse error";
+        break;
+    case PK_COMMENT:
         return false;
+    default:
+        break;
     }
     return true;
 }
@@ -884,40 +871,33 @@ static bool visit(struct walk *wk, TSNode n, const char *parent)
 static void walk_tree(struct walk *wk, TSNode root)
 {
     TSTreeCursor cur = ts_tree_cursor_new(root);
-    /* the types of the nodes above, and how many of them nest */
+    /* the kinds of the nodes above; how many of them nest */
     size_t cap = 64, depth = 0, nesting = 0;
-    const char **types = malloc(cap * sizeof(*types));
-    bool *nested = malloc(cap * sizeof(*nested));
-    if (types == NULL || nested == NULL) {
+    unsigned char *kinds = malloc(cap);
+    if (kinds == NULL) {
         wk->nomem = true;
         goto out;
     }
-    types[0] = "";
-    nested[0] = false;
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
-        const char *parent = depth > 0 ? types[depth - 1] : "";
-        bool down = ts_node_is_named(n) && visit(wk, n, parent);
+        enum pol_kind k = pol_kind_of(n);
+        enum pol_kind parent =
+            depth > 0 ? (enum pol_kind)kinds[depth - 1] : PK_OTHER;
+        bool down = ts_node_is_named(n) && visit(wk, n, k, parent, depth == 1);
         if (wk->nomem || wk->out->error != NULL)
             break;
         if (down && ts_tree_cursor_goto_first_child(&cur)) {
             if (depth + 1 >= cap) {
-                cap *= 2;
-                const char **t = realloc(types, cap * sizeof(*t));
-                if (t != NULL)
-                    types = t;
-                bool *b = realloc(nested, cap * sizeof(*b));
-                if (b != NULL)
-                    nested = b;
-                if (t == NULL || b == NULL) {
+                unsigned char *grown = realloc(kinds, cap * 2);
+                if (grown == NULL) {
                     wk->nomem = true;
                     break;
                 }
+                kinds = grown;
+                cap *= 2;
             }
-            types[depth] = ts_node_type(n);
-            nested[depth] = nests(types[depth]);
-            nesting += nested[depth];
-            depth++;
+            kinds[depth++] = (unsigned char)k;
+            nesting += pol_kind_nests(k);
             if (nesting > POL_MAX_NESTING) {
                 wk->out->error = "nesting too deep";
                 break;
@@ -928,12 +908,11 @@ static void walk_tree(struct walk *wk, TSNode root)
             if (depth == 0 || !ts_tree_cursor_goto_parent(&cur))
                 goto out;
             depth--;
-            nesting -= nested[depth];
+            nesting -= pol_kind_nests((enum pol_kind)kinds[depth]);
         }
     }
 out:
-    free(types);
-    free(nested);
+    free(kinds);
     ts_tree_cursor_delete(&cur);
 }
 
@@ -956,23 +935,57 @@ void pol_script_free(struct pol_script *s)
     memset(s, 0, sizeof(*s));
 }
 
-int pol_bash_parse(const char *text, size_t len, struct pol_script *out)
+/* Brackets open at once, quotes not looked at: an upper bound of the
+ * nesting, found in one pass before anything is parsed. */
+static bool nests_past(const char *text, size_t len, size_t limit)
+{
+    size_t depth = 0, deepest = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '(' || c == '{' || c == '[')
+            deepest = ++depth > deepest ? depth : deepest;
+        else if ((c == ')' || c == '}' || c == ']') && depth > 0)
+            depth--;
+    }
+    return deepest > limit;
+}
+
+TSParser *pol_parser_new(void)
+{
+    TSParser *parser = ts_parser_new();
+    if (parser != NULL && !ts_parser_set_language(parser, tree_sitter_bash())) {
+        ts_parser_delete(parser);
+        parser = NULL;
+    }
+    return parser;
+}
+
+void pol_parser_free(TSParser *parser)
+{
+    if (parser != NULL)
+        ts_parser_delete(parser);
+}
+
+int pol_bash_parse(TSParser *given, const char *text, size_t len,
+                   struct pol_script *out)
 {
     memset(out, 0, sizeof(*out));
     if (len > POL_MAX_COMMAND || memchr(text, '\0', len) != NULL) {
         out->error = "parse error";
         return 0;
     }
-    TSParser *parser = ts_parser_new();
-    if (parser == NULL)
-        return -1;
-    if (!ts_parser_set_language(parser, tree_sitter_bash())) {
-        ts_parser_delete(parser);
-        out->error = "parse error";
+    /* Counted brackets past the bound are only a bound: parsed, the
+     * nesting may still be less (brackets in quotes). */
+    if (nests_past(text, len, POL_MAX_NESTING * 4)) {
+        out->error = "nesting too deep";
         return 0;
     }
+    TSParser *parser = given != NULL ? given : pol_parser_new();
+    if (parser == NULL)
+        return -1;
     TSTree *tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
-    ts_parser_delete(parser);
+    if (given == NULL)
+        ts_parser_delete(parser);
     if (tree == NULL)
         return -1;
     TSNode root = ts_tree_root_node(tree);

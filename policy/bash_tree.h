@@ -60,9 +60,17 @@ struct pol_script {
 /* Deepest nesting of constructs (substitutions, groups, bodies). */
 #define POL_MAX_NESTING 256
 
-/* Parses `text` into `out` (zeroed first). 0, or -1 when memory ran out.
- * A parse failure is not an error: out->error says it, with no command. */
-int pol_bash_parse(const char *text, size_t len, struct pol_script *out);
+struct TSParser;
+
+/* A parser for bash, to use for many parses (one thread at a time). */
+struct TSParser *pol_parser_new(void);
+void pol_parser_free(struct TSParser *parser);
+
+/* Parses `text` into `out` (zeroed first) with `parser` (NULL: one made
+ * for it). 0, or -1 when memory ran out. A parse failure is not an
+ * error: out->error says it, with no command. */
+int pol_bash_parse(struct TSParser *parser, const char *text, size_t len,
+                   struct pol_script *out);
 void pol_script_free(struct pol_script *script);
 
 /* Decodes the escapes of $'...' (without the `$'` and `'`). Into `out`

@@ -282,6 +282,19 @@ static bool uses(const char *v, const char *next, const char *opt,
 static const char *running_option(const struct pol_word *w, size_t n,
                                   const char *base)
 {
+    /* one look for the programs of the table first */
+    static const char programs[] =
+        " sort rg man git tar rsync ssh scp sftp zip less vim vi nvim ";
+    char key[40];
+    size_t bl = strlen(base);
+    if (bl + 3 > sizeof(key))
+        return NULL;
+    key[0] = ' ';
+    memcpy(key + 1, base, bl);
+    key[bl + 1] = ' ';
+    key[bl + 2] = '\0';
+    if (strstr(programs, key) == NULL)
+        return NULL;
     for (size_t r = 0; r < sizeof(running_options) / sizeof(running_options[0]);
          r++) {
         const struct running_option *o = &running_options[r];

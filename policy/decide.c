@@ -60,6 +60,7 @@ struct ctx {
     const struct bsh_policy_overlay *overlay; /* approved exact commands */
     const struct pol_lookup *lookup; /* session aliases and functions */
     struct pol_verdict_builder *vb;
+    struct TSParser *parser; /* one for every script of the decision */
     bool nomem;
     /* the scripts being decided, innermost last: their functions and
      * aliases, and what in them may undo or change those */
@@ -881,6 +882,12 @@ static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
              is_shell(w[1].value)) {
         r = decide_shell(c, w + 1, n - 1, sc, f, w[1].value);
         combine(&r, match_rules(c, w, n, MATCH_ALL));
+    } else if ((strcmp(base, "busybox") == 0 || strcmp(base, "toybox") == 0) &&
+               n > 1) {
+        /* BUSYBOX APPLET ARGS runs the applet: decided as it */
+        r = match_rules(c, w, n, MATCH_ALL);
+        combine(&r, w[1].dynamic ? opaque(c, "command word is not static")
+                                 : decide_inner(c, w + 1, n - 1, f, base, 0));
     } else {
         bool privilege = false;
         const struct pol_wrapper *wr = pol_wrapper_find(base, &privilege);
@@ -990,7 +997,7 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
         return o;
     }
     struct pol_script *script = calloc(1, sizeof(*script));
-    if (script == NULL || pol_bash_parse(text, len, script) != 0) {
+    if (script == NULL || pol_bash_parse(c->parser, text, len, script) != 0) {
         free(script);
         c->nomem = true;
         return opaque(c, "parse error");
@@ -1027,8 +1034,12 @@ int pol_decide(const struct bsh_policy *policy,
 {
     struct ctx c = {
         .policy = policy, .overlay = overlay, .lookup = lookup, .vb = vb};
+    c.parser = pol_policy_parser_take(policy);
+    if (c.parser == NULL)
+        return -1;
     struct frame top = {.depth = 0};
     struct outcome o = decide_script(&c, command, len, &top, NULL);
+    pol_policy_parser_give(policy, c.parser);
     if (c.nomem)
         return -1;
     *decision = o.d;

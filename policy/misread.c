@@ -155,23 +155,28 @@ static bool misread_heredoc(const char *text, TSNode redirect)
     return !quoted && !ts_node_is_null(body) && unfound_in_body(text, body);
 }
 
-const char *pol_misread_node(const char *text, TSNode n, const char *type)
+const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
 {
     size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    if (strcmp(type, "comment") == 0)
+    switch (k) {
+    case PK_COMMENT:
         return false_comment(text, s) ? "parse error" : NULL;
-    if (strcmp(type, "word") == 0 || strcmp(type, "regex") == 0 ||
-        strcmp(type, "extglob_pattern") == 0)
+    case PK_WORD:
+    case PK_REGEX:
+    case PK_EXTGLOB:
         return opener(text + s, e - s, true) ? "parse error" : NULL;
-    if (strcmp(type, "string_content") == 0)
+    case PK_STRING_CONTENT:
         return opener(text + s, e - s, false) ? "parse error" : NULL;
-    if (strcmp(type, "ansi_c_string") == 0)
+    case PK_ANSI_C:
         return ansi_c_end(text, s, e) != e ? "parse error" : NULL;
-    if (strcmp(type, "heredoc_redirect") == 0)
+    case PK_HEREDOC_REDIRECT:
         return misread_heredoc(text, n) ? "parse error" : NULL;
-    if (strcmp(type, "expansion") == 0)    /* ${x@P}: prompt expansion */
-        for (size_t i = s; i + 1 < e; i++) /* runs what $(...) the value */
-            if (text[i] == '@' && text[i + 1] == 'P') /* holds */
+    case PK_EXPANSION: /* ${x@P}: prompt expansion runs what $(...) the */
+        for (size_t i = s; i + 1 < e; i++) /* value holds */
+            if (text[i] == '@' && text[i + 1] == 'P')
                 return "eval of a dynamic string";
-    return NULL;
+        return NULL;
+    default:
+        return NULL;
+    }
 }

@@ -50,10 +50,28 @@ void pol_policy_clear(struct bsh_policy *p)
     memset(p, 0, sizeof(*p));
 }
 
+struct TSParser *pol_policy_parser_take(const struct bsh_policy *policy)
+{
+    /* the spare is a cache: taking it does not change the policy */
+    struct bsh_policy *p = (struct bsh_policy *)policy;
+    struct TSParser *parser = atomic_exchange(&p->spare_parser, NULL);
+    return parser != NULL ? parser : pol_parser_new();
+}
+
+void pol_policy_parser_give(const struct bsh_policy *policy,
+                            struct TSParser *parser)
+{
+    struct bsh_policy *p = (struct bsh_policy *)policy;
+    void *none = NULL;
+    if (!atomic_compare_exchange_strong(&p->spare_parser, &none, parser))
+        pol_parser_free(parser);
+}
+
 void bsh_policy_free(struct bsh_policy *policy)
 {
     if (policy == NULL)
         return;
+    pol_parser_free(atomic_exchange(&policy->spare_parser, NULL));
     pol_policy_clear(policy);
     free(policy);
 }

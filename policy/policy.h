@@ -11,6 +11,7 @@
 
 #include <bsh/bsh.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,7 +49,16 @@ struct bsh_policy {
     char **files; /* the names rules point to */
     size_t nfiles;
     enum bsh_decision default_decision;
+    /* A parser kept from one decision for the next (decisions on other
+     * threads at once make their own). */
+    _Atomic(void *) spare_parser;
 };
+
+/* A parser for a decision with `policy`: its spare one, or a new one. */
+struct TSParser *pol_policy_parser_take(const struct bsh_policy *policy);
+/* Gives it back: kept as the spare, or freed. */
+void pol_policy_parser_give(const struct bsh_policy *policy,
+                            struct TSParser *parser);
 
 /* A position and message of the first error in a rule file. */
 struct pol_error {

@@ -52,7 +52,30 @@ struct reader {
     struct pol_error *err;
     struct token tok; /* the current token */
     bool failed;
+    /* where position() last counted to: its line, and that line's start */
+    size_t mark, mark_line_start;
+    unsigned mark_line;
 };
+
+/* The line and column (from 1; the column in bytes) of byte `at`,
+ * counted on from the last position asked for (rules come in order). */
+static void position(struct reader *r, size_t at, unsigned *line, unsigned *col)
+{
+    if (at < r->mark) {
+        r->mark = 0;
+        r->mark_line = 1;
+        r->mark_line_start = 0;
+    }
+    for (size_t i = r->mark; i < at && i < r->len; i++) {
+        if (r->text[i] == '\n') {
+            r->mark_line++;
+            r->mark_line_start = i + 1;
+        }
+    }
+    r->mark = at;
+    *line = r->mark_line;
+    *col = (unsigned)(at - r->mark_line_start + 1);
+}
 
 static void fail_at(struct reader *r, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -62,15 +85,8 @@ static void fail_at(struct reader *r, size_t at, const char *fmt, ...)
     if (r->failed)
         return;
     r->failed = true;
-    unsigned line = 1, col = 1;
-    for (size_t i = 0; i < at && i < r->len; i++) {
-        if (r->text[i] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
+    unsigned line, col;
+    position(r, at, &line, &col);
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -756,17 +772,7 @@ static int finish_prefix_rule(struct reader *r, struct bsh_policy *p,
                 "default); write decision = \"allow\"");
     rule->pub.decision = decision;
     rule->pub.file = p->files[p->nfiles - 1];
-    unsigned line = 1, col = 1;
-    for (size_t i = 0; i < c->name_at; i++) {
-        if (r->text[i] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
-    rule->pub.line = line;
-    rule->pub.column = col;
+    position(r, c->name_at, &rule->pub.line, &rule->pub.column);
     if (info->untrusted && strcmp(decision, "allow") == 0) {
         warn_at(r, info, c->name_at,
                 "allow rule ignored in an untrusted project file");
@@ -974,7 +980,8 @@ int pol_rules_parse(struct bsh_policy *p, const char *text, size_t len,
                  name);
         return -1;
     }
-    struct reader r = {.text = text, .len = len, .name = name, .err = err};
+    struct reader r = {
+        .text = text, .len = len, .name = name, .err = err, .mark_line = 1};
     int rc = next_token(&r);
     while (rc == 0 && r.tok.kind != T_EOF) {
         if (r.tok.kind == T_SEMI) {

@@ -32,7 +32,7 @@ static const char *alias_value(const void *data, const char *name, size_t *len)
     if (r == NULL)
         return NULL;
     pol_script_free(&v->alias_parse);
-    if (pol_bash_parse(r->text, r->len, &v->alias_parse) != 0 ||
+    if (pol_bash_parse(NULL, r->text, r->len, &v->alias_parse) != 0 ||
         v->alias_parse.ncmds == 0)
         return NULL;
     const struct pol_simple *c = &v->alias_parse.cmds[0];
@@ -52,7 +52,8 @@ static const char *function_body(const void *data, const char *name,
     if (v->functions == NULL)
         return NULL;
     if (!v->have_parsed) {
-        if (pol_bash_parse(v->functions, strlen(v->functions), &v->parsed) != 0)
+        if (pol_bash_parse(NULL, v->functions, strlen(v->functions),
+                           &v->parsed) != 0)
             return NULL;
         v->have_parsed = true;
     }
