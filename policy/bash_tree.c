@@ -950,6 +950,31 @@ static bool nests_past(const char *text, size_t len, size_t limit)
     return deepest > limit;
 }
 
+/* About how many tokens tree-sitter makes of `text`: word starts,
+ * operators and quotes (a string costs about two tokens' room). Its tree
+ * takes some 200 to 250 bytes a token so counted. */
+static size_t tokens_about(const char *text, size_t len)
+{
+    size_t tokens = 0, quotes = 0;
+    bool in_word = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            in_word = false;
+        } else if (strchr(";|&<>()`{}$", c) != NULL) {
+            tokens++;
+            in_word = false;
+        } else if (c == '"' || c == '\'') {
+            quotes++;
+            in_word = true;
+        } else if (!in_word) {
+            tokens++;
+            in_word = true;
+        }
+    }
+    return tokens + quotes;
+}
+
 TSParser *pol_parser_new(void)
 {
     TSParser *parser = ts_parser_new();
@@ -978,6 +1003,12 @@ int pol_bash_parse(TSParser *given, const char *text, size_t len,
      * nesting may still be less (brackets in quotes). */
     if (nests_past(text, len, POL_MAX_NESTING * 4)) {
         out->error = "nesting too deep";
+        return 0;
+    }
+    /* Too many tokens to parse within the memory bound: as a command over
+     * the byte bound, unparsed. */
+    if (tokens_about(text, len) > POL_MAX_TOKENS) {
+        out->error = "parse error";
         return 0;
     }
     TSParser *parser = given != NULL ? given : pol_parser_new();

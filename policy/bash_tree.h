@@ -57,6 +57,10 @@ struct pol_script {
 
 /* Most bytes a command may have to be parsed; longer is a parse error. */
 #define POL_MAX_COMMAND ((size_t)1024 * 1024)
+/* Most tokens a command may have to be parsed (tree-sitter's tree takes
+ * some 200 to 250 bytes a token: this keeps a decision within 64 MiB);
+ * more is a parse error, unparsed. */
+#define POL_MAX_TOKENS 150000
 /* Deepest nesting of constructs (substitutions, groups, bodies). */
 #define POL_MAX_NESTING 256
 
