@@ -34,6 +34,8 @@ rc=$?
 rm -rf "$nonpm"
 clone=$(mktemp -d)
 git clone -q "$top" "$clone/bsh" && echo change >>"$clone/bsh/README.md"
+# the clone builds with the fetched dependencies (the grammar) of this tree
+mkdir -p "$clone/bsh/build" && cp -r "$top/build/third_party" "$clone/bsh/build/"
 out=$("$clone/bsh/scripts/package.sh" deb 2>&1)
 rc=$?
 left=$(ls -A "$clone/bsh/dist" 2>/dev/null)
