@@ -103,6 +103,17 @@ smoke() {
         "$bsh" run -C /work --sandbox 'echo x > /etc/open/planted'
     [ ! -e "$root/etc/open/planted" ] || fail "--sandbox let a run write /etc/open"
     rm -rf "$root/etc/open"
+    # the command policy: tree-sitter compiled into the one binary
+    mkdir -p "$root/etc"
+    printf 'prefix_rule(pattern = ["echo"], decision = "allow")\nprefix_rule(pattern = ["rm"], decision = "forbidden")\n' \
+        >"$root/etc/policy.rules"
+    chmod 644 "$root/etc/policy.rules"
+    expect "a policy: allowed" 0 ok "$bsh" run --policy /etc/policy.rules 'echo ok'
+    expect "a policy: denied inside \$( ), nothing run" 126 "" \
+        "$bsh" run --policy /etc/policy.rules 'echo $(rm -rf /work)'
+    expect "--sandbox-readonly: the working directory is read-only" 0 ro \
+        "$bsh" run -C /work --sandbox-readonly '{ echo x > /work/ro-$UID; } 2>/dev/null || echo ro'
+    rm -f "$root/etc/policy.rules"
     rmdir "$root/etc" 2>/dev/null
     out=$(inside "$bsh" doctor)
     case $out in
