@@ -1001,7 +1001,7 @@ int pol_bash_parse(TSParser *given, const char *text, size_t len,
     }
     /* Counted brackets past the bound are only a bound: parsed, the
      * nesting may still be less (brackets in quotes). */
-    if (nests_past(text, len, POL_MAX_NESTING * 4)) {
+    if (nests_past(text, len, (size_t)POL_MAX_NESTING * 4)) {
         out->error = "nesting too deep";
         return 0;
     }
