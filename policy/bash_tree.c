@@ -91,8 +91,6 @@ size_t pol_ansi_c_decode(const char *s, size_t len, char *out)
 {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
-        if (o > 0 && memchr(out, '\0', o) != NULL)
-            break; /* bash cuts the word at a NUL */
         if (s[i] != '\\' || i + 1 >= len) {
             out[o++] = s[i];
             continue;
@@ -315,8 +313,8 @@ static int make_word(const char *text, TSNode n, bool command_position,
     add_node(&w, n, 0);
     if (has_brace_expansion(w.unquoted.s ? w.unquoted.s : "", w.unquoted.len))
         w.dynamic = true;
-    if (command_position &&
-        has_glob(w.unquoted.s ? w.unquoted.s : "", w.unquoted.len))
+    out->glob = has_glob(w.unquoted.s ? w.unquoted.s : "", w.unquoted.len);
+    if (command_position && out->glob)
         w.dynamic = true;
     bool failed = w.value.failed || w.unquoted.failed;
     free(w.unquoted.s);
@@ -556,8 +554,17 @@ static void note_redirects(struct walk *wk, TSNode n)
         do {
             TSNode k = ts_tree_cursor_current_node(&cur);
             const char *t = ts_node_type(k);
-            if (strcmp(t, "heredoc_redirect") == 0 ||
-                strcmp(t, "herestring_redirect") == 0) {
+            TSNode hfd = ts_node_child_by_field_name(k, "descriptor", 10);
+            bool other_fd =
+                !ts_node_is_null(hfd) &&
+                !(ts_node_end_byte(hfd) - ts_node_start_byte(hfd) == 1 &&
+                  wk->text[ts_node_start_byte(hfd)] == '0');
+            if ((strcmp(t, "heredoc_redirect") == 0 ||
+                 strcmp(t, "herestring_redirect") == 0) &&
+                other_fd) {
+                /* a document for fd 3: not the command's stdin */
+            } else if (strcmp(t, "heredoc_redirect") == 0 ||
+                       strcmp(t, "herestring_redirect") == 0) {
                 inputs++;
                 free(text);
                 text = NULL;
@@ -748,6 +755,79 @@ static void visit_file_redirect(struct walk *wk, TSNode n)
     add_word(wk, c, &target);
 }
 
+static bool ident_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+/* An assignment operator at `p` (=, +=, <<=, ..., not ==): its length. */
+static size_t assign_op(const char *p, const char *end)
+{
+    static const char *const ops[] = {"<<=", ">>=", "+=", "-=", "*=", "/=",
+                                      "%=",  "&=",  "^=", "|=", "=",  NULL};
+    for (const char *const *o = ops; *o; o++) {
+        size_t n = strlen(*o);
+        if ((size_t)(end - p) >= n && memcmp(p, *o, n) == 0 &&
+            !(n == 1 && p + 1 < end && p[1] == '='))
+            return n;
+    }
+    return 0;
+}
+
+/* Names that arithmetic (or ${NAME=...}) may assign in text [s, e):
+ * NAME followed by an assignment operator, or next to ++ or --. Each
+ * becomes an assignment alone, so that a listed one (PATH) is caught. */
+static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic)
+{
+    const char *t = wk->text;
+    size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    struct pol_simple *c = NULL;
+    for (size_t i = s; i < e; i++) {
+        if (!ident_char(t[i], true) || (i > s && ident_char(t[i - 1], false)))
+            continue;
+        size_t j = i;
+        while (j < e && ident_char(t[j], false))
+            j++;
+        size_t k = j;
+        while (k < e && (t[k] == ' ' || t[k] == '\t'))
+            k++;
+        bool assigned;
+        if (arithmetic) {
+            bool before = i >= s + 2 && ((t[i - 1] == '+' && t[i - 2] == '+') ||
+                                         (t[i - 1] == '-' && t[i - 2] == '-'));
+            bool after = k + 1 < e && ((t[k] == '+' && t[k + 1] == '+') ||
+                                       (t[k] == '-' && t[k + 1] == '-'));
+            bool op = assign_op(t + k, t + e) > 0 &&
+                      !(k > 0 && (t[k - 1] == '!' || t[k - 1] == '<' ||
+                                  t[k - 1] == '>'));
+            assigned = before || after || op;
+        } else { /* ${NAME=...}, ${NAME:=...} */
+            assigned = i >= s + 2 && t[i - 1] == '{' && t[i - 2] == '$' &&
+                       ((k < e && t[k] == '=') ||
+                        (k + 1 < e && t[k] == ':' && t[k + 1] == '='));
+        }
+        if (!assigned) {
+            i = j;
+            continue;
+        }
+        if (c == NULL && (c = new_simple(wk, n)) == NULL)
+            return;
+        char **v = realloc(c->assigns, (c->nassigns + 1) * sizeof(*v));
+        char *d = dup_bytes(t + i, j - i);
+        if (v == NULL || d == NULL) {
+            if (v != NULL)
+                c->assigns = v;
+            free(d);
+            wk->nomem = true;
+            return;
+        }
+        c->assigns = v;
+        v[c->nassigns++] = d;
+        i = j;
+    }
+}
+
 /* for/select NAME in ...: NAME is assigned (an assignment alone). */
 static void visit_loop_variable(struct walk *wk, TSNode n)
 {
@@ -798,7 +878,10 @@ static void visit_function(struct walk *wk, TSNode n, bool top_level)
     f->body_start = ts_node_start_byte(body);
     f->body_end = ts_node_end_byte(body);
     f->defined_at = ts_node_start_byte(n);
-    f->top_level = top_level;
+    /* `f() { ...; } &` defines it in a subshell of its own */
+    TSNode next = ts_node_next_sibling(n);
+    f->top_level = top_level && !(!ts_node_is_null(next) &&
+                                  strcmp(ts_node_type(next), "&") == 0);
     s->nfuncs++;
 }
 
@@ -846,6 +929,15 @@ static bool visit(struct walk *wk, TSNode n, enum pol_kind k,
         break;
     case PK_FOR:
         visit_loop_variable(wk, n);
+        break;
+    case PK_ARITHMETIC:
+    case PK_SUBSCRIPT:
+    case PK_TEST_COMMAND:
+    case PK_CSTYLE_FOR:
+        hidden_assignments(wk, n, true);
+        break;
+    case PK_EXPANSION:
+        hidden_assignments(wk, n, false);
         break;
     case PK_REDIRECTED:
         note_redirects(wk, n);

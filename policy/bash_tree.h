@@ -18,6 +18,7 @@ struct pol_word {
     size_t len;
     bool dynamic; /* holds an expansion (or, as a command word, a glob) */
     bool quoted;  /* any quote or backslash: an alias is not looked up */
+    bool glob;    /* an unquoted glob: what it names depends on the files */
 };
 
 enum pol_stdin {

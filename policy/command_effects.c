@@ -10,6 +10,7 @@
  */
 #include "command_effects.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -56,6 +57,11 @@ bool pol_listed_name(const char *name)
                                          "BASH_LOADABLES_PATH",
                                          "HOME",
                                          "XDG_CONFIG_HOME",
+                                         "PS0",
+                                         "PS1",
+                                         "PS2",
+                                         "PS3",
+                                         "POSIXLY_CORRECT",
                                          NULL};
     for (const char *const *l = listed; *l; l++)
         if (strcmp(name, *l) == 0)
@@ -150,6 +156,70 @@ static const char *declaration(const struct pol_word *w, size_t n, char *buf,
     return NULL;
 }
 
+/* A listed name that arithmetic in `s` assigns (NAME=, NAME+=, NAME++,
+ * ++NAME ...), into buf; NULL when none. */
+static const char *arithmetic_assignment(const char *s, char *buf, size_t size)
+{
+    for (size_t i = 0; s[i]; i++) {
+        char name[128];
+        if ((i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')) ||
+            !leading_name(s + i, name, sizeof(name)))
+            continue;
+        size_t j = i + strlen(name), k = j;
+        while (s[k] == ' ' || s[k] == '\t')
+            k++;
+        bool op = (s[k] == '=' && s[k + 1] != '=') ||
+                  (s[k] && strchr("+-*/%&^|", s[k]) && s[k + 1] == '=') ||
+                  (s[k] == '+' && s[k + 1] == '+') ||
+                  (s[k] == '-' && s[k + 1] == '-') ||
+                  (i >= 2 && ((s[i - 1] == '+' && s[i - 2] == '+') ||
+                              (s[i - 1] == '-' && s[i - 2] == '-')));
+        if (op && pol_listed_name(name))
+            return assigned(buf, size, name);
+        i = j - 1;
+    }
+    return NULL;
+}
+
+/* Builtins that run strings or change how words are read. */
+static const char *builtin_runs(const struct pol_word *w, size_t n, char *buf,
+                                size_t size)
+{
+    const char *name = w[0].value;
+    bool set = strcmp(name, "set") == 0;
+    bool map = strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0;
+    bool comp = strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0;
+    if (strcmp(name, "fc") == 0)
+        return n == 2 && word_is(&w[1], "-l") ? NULL
+                                              : "eval of a dynamic string";
+    if (strcmp(name, "let") == 0) {
+        for (size_t i = 1; i < n; i++) {
+            if (w[i].dynamic)
+                return assigned(buf, size, w[i].value);
+            const char *why = arithmetic_assignment(w[i].value, buf, size);
+            if (why != NULL)
+                return why;
+        }
+        return NULL;
+    }
+    for (size_t i = 1; (set || map || comp) && i < n; i++) {
+        const char *v = w[i].value;
+        if (w[i].dynamic)
+            return set ? "set -k makes words assignments"
+                       : "eval of a dynamic string";
+        if (v[0] != '-' && !(set && v[0] == '+'))
+            continue;
+        if (set && ((v[1] != '-' && v[1] != 'o' && strchr(v, 'k') != NULL) ||
+                    ((strcmp(v, "-o") == 0 || strcmp(v, "+o") == 0) &&
+                     i + 1 < n && word_is(&w[i + 1], "keyword"))))
+            return "set -k makes words assignments";
+        if ((map && strchr(v, 'C') != NULL) ||
+            (comp && (strchr(v, 'C') != NULL || strchr(v, 'F') != NULL)))
+            return "eval of a dynamic string"; /* a callback it runs */
+    }
+    return NULL;
+}
+
 /* Builtins that assign to a name given as an operand. */
 static const char *builtin_assignment(const struct pol_word *w, size_t n,
                                       char *buf, size_t size)
@@ -232,6 +302,7 @@ static const struct running_option running_options[] = {
     {"git", "--upload-pack", NULL},
     {"git", "--receive-pack", NULL},
     {"git", "--exec", NULL},
+    {"git", "--open-files-in-pager", NULL},
     {"tar", "--to-command", NULL},
     {"tar", "--use-compress-program", NULL},
     {"tar", "-I", NULL},
@@ -263,14 +334,27 @@ static bool uses(const char *v, const char *next, const char *opt,
                  const char *value)
 {
     size_t n = strlen(opt);
-    if (strncmp(v, opt, n) != 0)
-        return false;
-    bool long_opt = opt[1] == '-';
-    if (long_opt && v[n] != '\0' && v[n] != '=')
-        return false;
+    bool long_opt = opt[0] == '-' && opt[1] == '-';
+    const char *arg = NULL;
+    if (long_opt && v[0] == '-' && v[1] == '-') {
+        /* GNU getopt and git take a long option by a prefix of 3 or more */
+        size_t len = strcspn(v, "=");
+        if (len < 5 || len > n || strncmp(v, opt, len) != 0)
+            return false;
+        arg = v[len] == '=' ? v + len + 1 : next;
+    } else if (!long_opt && opt[0] == '-' && v[0] == '-' && v[1] != '-') {
+        /* -X alone, attached (-Xarg), or inside a cluster (-xIarg) */
+        const char *at = strchr(v + 1, opt[1]);
+        if (at == NULL || (opt[2] != '\0' && strncmp(at, opt + 1, n - 1) != 0))
+            return false;
+        arg = at[n - 1] != '\0' ? at + n - 1 : next;
+    } else {
+        if (strncmp(v, opt, n) != 0)
+            return false;
+        arg = v[n] != '\0' ? v + n : next;
+    }
     if (value == NULL)
         return true;
-    const char *arg = v[n] != '\0' ? v + n + (v[n] == '=') : next;
     if (arg == NULL)
         return false;
     for (const char *p = arg; *p; p++)
@@ -336,6 +420,11 @@ static const char *git_runs(const struct pol_word *w, size_t n)
              (strcmp(v, "-x") == 0 || strncmp(v, "--extcmd", 8) == 0)) ||
             (strcmp(sub, "bisect") == 0 && strcmp(v, "run") == 0) ||
             (strcmp(sub, "submodule") == 0 && strcmp(v, "foreach") == 0) ||
+            (strcmp(sub, "grep") == 0 && v[0] == '-' && v[1] != '-' &&
+             strchr(v, 'O') != NULL) ||
+            ((strcmp(sub, "clone") == 0 || strcmp(sub, "fetch") == 0 ||
+              strcmp(sub, "pull") == 0 || strcmp(sub, "ls-remote") == 0) &&
+             v[0] == '-' && v[1] != '-' && strchr(v, 'u') != NULL) ||
             strcmp(sub, "filter-branch") == 0)
             return "an option that runs a program";
     }
@@ -376,76 +465,135 @@ static const char *git_config_write(const struct pol_word *w, size_t n)
     return operands >= 2 ? "git -c can run commands" : NULL;
 }
 
-/* sed's `e` command and `s///e` flag run a shell command; `w` writes. */
+/* Skips a regex delimited by `d` from s[i] (just past the opening one);
+ * returns the index past the closing one, or len. */
+static size_t skip_regex(const char *s, size_t i, size_t len, char d)
+{
+    for (; i < len && s[i] != d; i++)
+        if (s[i] == '\\')
+            i++;
+    return i < len ? i + 1 : len;
+}
+
+/* sed's `e` command and `s///e` flag run a shell command, `w` and `W`
+ * write a file. A script is read command by command as sed reads it;
+ * anything it cannot place counts as running. */
 static bool sed_script_runs(const char *s)
 {
-    size_t len = strlen(s);
-    for (size_t i = 0; i < len; i++) {
-        /* skip an address and blanks at a command's start */
-        while (i < len &&
-               (s[i] == ' ' || s[i] == '\t' || s[i] == ';' || s[i] == '\n' ||
-                s[i] == '{' || s[i] == '}' || s[i] == '!' || s[i] == ',' ||
-                s[i] == '$' || (s[i] >= '0' && s[i] <= '9')))
+    size_t len = strlen(s), i = 0;
+    while (i < len) {
+        /* blanks, separators, braces, then an address or two */
+        while (i < len && strchr(" \t\n;{}", s[i]))
             i++;
-        if (i < len && s[i] == '/') { /* /regex/ address */
-            for (i++; i < len && s[i] != '/'; i++)
-                if (s[i] == '\\')
-                    i++;
-            continue;
-        }
         if (i >= len)
             break;
-        char c = s[i];
-        if (c == 'e' || c == 'w' || c == 'W')
-            return true;
-        if (c == 's' && i + 1 < len) { /* s<d>re<d>rep<d>flags */
-            char d = s[i + 1];
-            int seen = 0;
-            size_t k = i + 2;
-            for (; k < len && seen < 2; k++) {
-                if (s[k] == '\\')
-                    k++;
-                else if (s[k] == d)
-                    seen++;
+        for (int part = 0; part < 2 && i < len; part++) {
+            if (s[i] == '/' || s[i] == '\\') {
+                char d = s[i] == '\\' && i + 1 < len ? s[++i] : '/';
+                i = skip_regex(s, i + 1, len, d);
+                while (i < len && (s[i] == 'I' || s[i] == 'M'))
+                    i++;
+            } else {
+                while (i < len && (isdigit((unsigned char)s[i]) ||
+                                   s[i] == '$' || s[i] == '~' || s[i] == '+'))
+                    i++;
             }
-            for (; k < len && s[k] != ';' && s[k] != '\n' && s[k] != '}'; k++)
-                if (s[k] == 'e' || s[k] == 'w' || s[k] == 'W')
-                    return true;
-            i = k;
-            continue;
+            while (i < len && (s[i] == ' ' || s[i] == '\t'))
+                i++;
+            if (part == 0 && i < len && s[i] == ',')
+                i++;
+            else
+                break;
         }
-        /* other commands: to the end of this one */
-        while (i < len && s[i] != ';' && s[i] != '\n')
+        while (i < len && (s[i] == '!' || s[i] == ' ' || s[i] == '\t'))
             i++;
+        if (i >= len)
+            break;
+        char c = s[i++];
+        if (c == 's' || c == 'y') {
+            if (i >= len)
+                return true;
+            char d = s[i];
+            i = skip_regex(s, skip_regex(s, i + 1, len, d), len, d);
+            if (c == 'y')
+                continue;
+            for (; i < len && !strchr(";\n}", s[i]); i++)
+                if (s[i] == 'e' || s[i] == 'w' || s[i] == 'W')
+                    return true; /* a flag that runs or writes */
+        } else if (strchr("aic", c)) {
+            while (i < len && s[i] != '\n') /* text to the end of the line */
+                i += s[i] == '\\' ? 2 : 1;
+        } else if (strchr(":btTrRqQlL", c)) {
+            while (i < len && s[i] != ';' && s[i] != '\n')
+                i++; /* a label, a file to read or a number */
+        } else if (c == '#') {
+            while (i < len && s[i] != '\n')
+                i++;
+        } else if (!strchr("=dDgGhHnNpPxzF{}", c)) {
+            return true; /* e, w, W, or what is not known */
+        }
     }
     return false;
 }
 
+/* sed's options: which take a value, and the scripts it is given. */
 static const char *sed_runs(const struct pol_word *w, size_t n)
 {
+    static const char *const long_with_value[] = {"--expression", "--file",
+                                                  "--line-length", NULL};
     bool script_given = false;
+    const char *first_operand = NULL;
     for (size_t i = 1; i < n; i++) {
         const char *v = w[i].value;
         if (w[i].dynamic)
             return "an option that runs a program";
-        if (strcmp(v, "-e") == 0 || strcmp(v, "--expression") == 0) {
-            script_given = true;
-            if (i + 1 < n &&
-                (w[i + 1].dynamic || sed_script_runs(w[i + 1].value)))
-                return "an option that runs a program";
-            i++;
-        } else if (strncmp(v, "--expression=", 13) == 0) {
-            script_given = true;
-            if (sed_script_runs(v + 13))
-                return "an option that runs a program";
-        } else if (strcmp(v, "-f") == 0 || strncmp(v, "--file", 6) == 0) {
-            return "an option that runs a program"; /* a script file */
-        } else if (v[0] != '-' && !script_given) {
-            script_given = true;
-            if (sed_script_runs(v))
-                return "an option that runs a program";
+        if (strcmp(v, "--") == 0) {
+            if (i + 1 < n && !script_given)
+                first_operand = w[i + 1].value;
+            break;
         }
+        if (v[0] == '-' && v[1] == '-') { /* long, maybe abbreviated */
+            size_t len = strcspn(v, "=");
+            for (const char *const *o = long_with_value; *o; o++) {
+                if (len < 4 || strncmp(*o, v, len) != 0)
+                    continue;
+                const char *arg = v[len] == '=' ? v + len + 1
+                                  : i + 1 < n   ? w[++i].value
+                                                : "";
+                if (strncmp(*o, "--file", 6) == 0)
+                    return "an option that runs a program"; /* a script file */
+                if (strncmp(*o, "--expression", 12) == 0) {
+                    script_given = true;
+                    if (sed_script_runs(arg))
+                        return "an option that runs a program";
+                }
+            }
+            continue;
+        }
+        if (v[0] == '-' && v[1] != '\0') { /* a cluster: e, f, l take a value */
+            for (size_t k = 1; v[k]; k++) {
+                if (v[k] != 'e' && v[k] != 'f' && v[k] != 'l')
+                    continue;
+                const char *arg = v[k + 1]    ? v + k + 1
+                                  : i + 1 < n ? w[++i].value
+                                              : "";
+                if (v[k] == 'f')
+                    return "an option that runs a program";
+                if (v[k] == 'e') {
+                    script_given = true;
+                    if (sed_script_runs(arg))
+                        return "an option that runs a program";
+                }
+                break;
+            }
+            continue;
+        }
+        if (first_operand == NULL && !script_given)
+            first_operand = v;
     }
+    if (!script_given && first_operand != NULL &&
+        sed_script_runs(first_operand))
+        return "an option that runs a program";
     return NULL;
 }
 
@@ -461,6 +609,8 @@ const char *pol_command_effect(const struct pol_word *w, size_t n,
         if (strcmp(name, *d) == 0)
             return declaration(w, n, buf, size);
     const char *why = builtin_assignment(w, n, buf, size);
+    if (why == NULL)
+        why = builtin_runs(w, n, buf, size);
     if (why == NULL)
         why = running_option(w, n, base);
     if (why == NULL && strcmp(base, "git") == 0)

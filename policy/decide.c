@@ -71,7 +71,13 @@ struct ctx {
     /* function bodies being decided (a call inside is the same body) */
     const char *in_body[POL_MAX_DEPTH + 2];
     size_t nbodies;
+    /* function bodies decided once already, and how: a later call adds
+     * their outcome, not their commands again */
+    const char *memo_body[64];
+    struct outcome memo[64];
+    size_t nmemo;
     size_t scripts; /* decided so far: a bound on the work */
+    bool overflow;  /* the verdict reached POL_MAX_ENTRIES */
 };
 
 static struct outcome opaque(const struct ctx *c, const char *reason)
@@ -158,7 +164,7 @@ static struct outcome match_rules(const struct ctx *c, const struct pol_word *w,
             continue;
         bool may = false, match = true;
         for (size_t i = 0; i < rule->npattern && match; i++) {
-            if (w[i].dynamic) {
+            if (w[i].dynamic || w[i].glob) {
                 may = true;
             } else if (i == 0) {
                 match = first_word_matches(p, rule, &w[0], allow);
@@ -198,9 +204,16 @@ struct frame {
     int depth;
 };
 
+/* The most commands one verdict lists; past it the decision is opaque. */
+#define POL_MAX_ENTRIES 200000
+
 static size_t new_entry(struct ctx *c, const struct frame *f,
                         const struct pol_word *w, size_t n)
 {
+    if (pol_verdict_count(c->vb) >= POL_MAX_ENTRIES) {
+        c->overflow = true;
+        return SIZE_MAX;
+    }
     size_t i = pol_verdict_add(c->vb, f->start, f->end, f->via, f->nvia, w, n);
     if (i == SIZE_MAX)
         c->nomem = true;
@@ -302,6 +315,20 @@ static const char *assigned_name(const struct pol_word *w, char *buf,
     return buf;
 }
 
+/* POSIX special builtins: in posix mode (set -o posix, POSIXLY_CORRECT,
+ * sh) bash finds them before functions. */
+static bool special_builtin(const char *name)
+{
+    static const char *const special[] = {
+        "break", ":",      ".",        "continue", "eval", "exec",
+        "exit",  "export", "readonly", "return",   "set",  "shift",
+        "times", "trap",   "unset",    "source",   NULL};
+    for (const char *const *s = special; *s; s++)
+        if (strcmp(name, *s) == 0)
+            return true;
+    return false;
+}
+
 /* Whether a script of the chain may have removed a definition. */
 static bool any_unset(const struct ctx *c)
 {
@@ -325,7 +352,8 @@ static const struct pol_funcdef *find_function(const struct ctx *c,
             if (strcmp(f->name, name) == 0 &&
                 (s + 1 < c->nscopes || f->defined_at < before)) {
                 *text = c->scope_text[s];
-                *sure = f->top_level && s + 1 == c->nscopes && !any_unset(c);
+                *sure = f->top_level && s + 1 == c->nscopes && !any_unset(c) &&
+                        !special_builtin(name);
                 return f;
             }
         }
@@ -379,7 +407,7 @@ static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
                                    const struct frame *f, const char *name)
 {
     struct outcome own = match_rules(c, w, n, MATCH_ALL);
-    bool has_c = false, from_stdin = false;
+    bool has_c = false, from_stdin = false, interactive = false;
     size_t i = 1;
     for (; i < n; i++) {
         const struct pol_word *x = &w[i];
@@ -396,6 +424,7 @@ static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
         if (v[0] == '-' && v[1] == '-') {
             if (strcmp(v, "--rcfile") == 0 || strcmp(v, "--init-file") == 0)
                 i++;
+            interactive |= strcmp(v, "--interactive") == 0;
             continue;
         }
         if ((v[0] == '-' || v[0] == '+') && v[1] != '\0') {
@@ -405,6 +434,8 @@ static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
                     has_c = true;
                 if (*k == 's')
                     from_stdin = true;
+                if (*k == 'i' && v[0] == '-')
+                    interactive = true; /* aliases, history, PS1, ... */
                 if (*k == 'o' || *k == 'O')
                     takes = true;
             }
@@ -416,10 +447,16 @@ static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
     }
     char via[64];
     struct outcome o = {0};
-    if (has_c) {
+    /* dash and ash read $'...' and $"..." apart from bash's grammar */
+    bool posix_sh = strcmp(name, "sh") == 0 || strcmp(name, "dash") == 0 ||
+                    strcmp(name, "ash") == 0;
+    if (interactive) {
+        o = opaque(c, "shell with a dynamic script");
+    } else if (has_c) {
         if (i >= n)
             return rules_or(c, w, n, by_default(c));
-        if (w[i].dynamic) {
+        if (w[i].dynamic || (posix_sh && (strstr(w[i].value, "$'") != NULL ||
+                                          strstr(w[i].value, "$\"") != NULL))) {
             o = opaque(c, "shell with a dynamic script");
         } else {
             snprintf(via, sizeof(via), "%s -c", name);
@@ -647,6 +684,12 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
         if (!env || u.next >= n)
             return o;
     }
+    if (privilege && !u.no_command && u.next >= n && u.script == NULL) {
+        /* su, sudo -s, doas -s, pkexec with no command: a root shell that
+         * reads its commands from standard input */
+        combine(&o, opaque(c, "shell reads its script from standard input"));
+        return o;
+    }
     if (u.no_command || u.next >= n) {
         if (u.no_command && !u.query && !u.bare_runs_nothing && !o.set)
             return by_default(c);
@@ -824,7 +867,7 @@ static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
         body_len = def->body_end - def->body_start;
     } else if (c->lookup != NULL && c->lookup->function != NULL) {
         body = c->lookup->function(c->lookup->data, w[0].value, &body_len);
-        *sure = !any_unset(c);
+        *sure = !any_unset(c) && !special_builtin(w[0].value);
     }
     if (body == NULL)
         return false;
@@ -832,6 +875,12 @@ static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
     for (size_t i = 0; i < c->nbodies; i++)
         if (c->in_body[i] == body)
             return true; /* a call inside its own body: already decided */
+    for (size_t i = 0; i < c->nmemo; i++) {
+        if (c->memo_body[i] == body) {
+            combine(o, c->memo[i]);
+            return true;
+        }
+    }
     if (c->nbodies >= sizeof(c->in_body) / sizeof(c->in_body[0])) {
         combine(o, opaque(c, "nesting too deep"));
         return true;
@@ -839,8 +888,14 @@ static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
     c->in_body[c->nbodies++] = body;
     char via[96];
     snprintf(via, sizeof(via), "function %.80s", w[0].value);
-    combine(o, decide_script(c, body, body_len, f, pol_intern(c->vb, via)));
+    struct outcome r =
+        decide_script(c, body, body_len, f, pol_intern(c->vb, via));
+    combine(o, r);
     c->nbodies--;
+    if (c->nmemo < sizeof(c->memo) / sizeof(c->memo[0])) {
+        c->memo_body[c->nmemo] = body;
+        c->memo[c->nmemo++] = r;
+    }
     return true;
 }
 
@@ -912,7 +967,8 @@ static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
 {
     if (n == 0)
         return decided(BSH_ALLOW);
-    if (w[0].dynamic)
+    /* a glob names what the files say, also where a wrapper's command is */
+    if (w[0].dynamic || w[0].glob)
         return opaque(c, "command word is not static");
     if (reserved_word(&w[0]))
         return opaque(c, "parse error");
@@ -932,6 +988,101 @@ static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
 }
 
 /* One simple command found by the walk. */
+/* `path` made plain: no empty, `.` or `..` parts (lexically, as the
+ * kernel walks a path without links), into a new string. */
+static char *plain_path(const char *dir, const char *path)
+{
+    size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 2;
+    char *joined = malloc(n), *out = malloc(n);
+    if (joined == NULL || out == NULL) {
+        free(joined);
+        free(out);
+        return NULL;
+    }
+    snprintf(joined, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
+    size_t o = 0;
+    out[o++] = '/';
+    for (char *save = NULL, *part = strtok_r(joined, "/", &save); part;
+         part = strtok_r(NULL, "/", &save)) {
+        if (strcmp(part, ".") == 0)
+            continue;
+        if (strcmp(part, "..") == 0) {
+            while (o > 1 && out[o - 1] != '/')
+                o--;
+            if (o > 1)
+                o--; /* the slash before it */
+            while (o > 1 && out[o - 1] != '/')
+                o--;
+            continue;
+        }
+        if (o > 1 && out[o - 1] != '/')
+            out[o++] = '/';
+        size_t k = strlen(part);
+        memcpy(out + o, part, k);
+        o += k;
+    }
+    out[o] = '\0';
+    free(joined);
+    return out;
+}
+
+/* The directory a command at `before` runs in, as far as the script's own
+ * `cd`s say: NULL with *known when there is none (the run's directory),
+ * a path, or *known false when a cd goes somewhere not known here. */
+static const char *script_dir(const struct ctx *c, size_t before, bool *known)
+{
+    *known = true;
+    const char *dir = NULL;
+    if (c->nscopes == 0)
+        return NULL;
+    const struct pol_script *s = c->scopes[c->nscopes - 1];
+    for (size_t i = 0; i < s->ncmds && s->cmds[i].start < before; i++) {
+        const struct pol_simple *cmd = &s->cmds[i];
+        if (cmd->nwords == 0 || cmd->words[0].dynamic)
+            continue;
+        const char *w0 = cmd->words[0].value;
+        if (strcmp(w0, "pushd") == 0 || strcmp(w0, "popd") == 0) {
+            *known = false;
+            continue;
+        }
+        if (strcmp(w0, "cd") != 0)
+            continue;
+        const struct pol_word *to =
+            cmd->nwords > 1 ? &cmd->words[cmd->nwords - 1] : NULL;
+        if (to == NULL || to->dynamic || to->value[0] == '-' ||
+            to->value[0] == '~')
+            *known = false; /* cd, cd -, cd $X, cd ~ */
+        else if (to->value[0] == '/')
+            dir = to->value, *known = true;
+        /* a relative cd keeps relative targets relative */
+    }
+    return dir;
+}
+
+/* The pseudo-command `>` TARGET: its target as the file bash opens. */
+static struct outcome decide_write(struct ctx *c, const struct pol_simple *sc)
+{
+    if (sc->nwords < 2)
+        return rules_or(c, sc->words, sc->nwords, by_default(c));
+    struct pol_word w[2] = {sc->words[0], sc->words[1]};
+    const struct pol_word *t = &sc->words[1];
+    char *plain = NULL;
+    bool known = true;
+    const char *dir = t->dynamic ? NULL : script_dir(c, sc->start, &known);
+    if (!t->dynamic &&
+        (t->glob || t->value[0] == '~' || (!known && t->value[0] != '/')))
+        w[1].dynamic = true; /* ~user, a glob, or after a cd not known */
+    else if (!t->dynamic && (t->value[0] == '/' || dir != NULL))
+        plain = plain_path(t->value[0] == '/' ? NULL : dir, t->value);
+    if (plain != NULL) {
+        w[1].value = plain;
+        w[1].len = strlen(plain);
+    }
+    struct outcome o = rules_or(c, w, 2, by_default(c));
+    free(plain);
+    return o;
+}
+
 static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
                                     const struct frame *level)
 {
@@ -942,7 +1093,7 @@ static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
     struct outcome o = check_assignments(c, sc->assigns, sc->nassigns);
     struct outcome steps;
     if (sc->redirect_target) {
-        steps = rules_or(c, sc->words, sc->nwords, by_default(c));
+        steps = decide_write(c, sc);
     } else {
         steps = decide_words(c, sc->words, sc->nwords, sc, &f, 0);
     }
@@ -956,7 +1107,10 @@ static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
  * expanded in a session's shell from the start. */
 static struct scope_facts facts_of(const struct pol_script *s, bool session)
 {
-    struct scope_facts f = {.expand_aliases = session};
+    /* aliases the command defines may be expanded however they were turned
+     * on (shopt, set -o posix, POSIXLY_CORRECT, sh): assumed they are */
+    (void)session;
+    struct scope_facts f = {.expand_aliases = true};
     for (size_t i = 0; i < s->ncmds; i++) {
         const struct pol_simple *c = &s->cmds[i];
         if (c->nwords == 0)
@@ -1042,6 +1196,16 @@ int pol_decide(const struct bsh_policy *policy,
     pol_policy_parser_give(policy, c.parser);
     if (c.nomem)
         return -1;
+    if (c.overflow) { /* not all seen: never allowed, and said so */
+        o = opaque(&c, "nesting too deep");
+        struct pol_word whole = {.value = (char *)command,
+                                 .len = len > 64 ? 64 : len,
+                                 .dynamic = true};
+        size_t e = pol_verdict_add(vb, 0, len, NULL, 0, &whole, 1);
+        if (e == SIZE_MAX)
+            return -1;
+        pol_verdict_set(vb, e, o.d, NULL, o.reason);
+    }
     *decision = o.d;
     return 0;
 }

@@ -26,6 +26,8 @@ struct pol_verdict_builder *pol_verdict_new(void);
 size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
                        const char *const *via, size_t nvia,
                        const struct pol_word *words, size_t nwords);
+/* How many entries it holds. */
+size_t pol_verdict_count(const struct pol_verdict_builder *vb);
 void pol_verdict_set(struct pol_verdict_builder *vb, size_t index,
                      enum bsh_decision d, const struct bsh_policy_rule *rule,
                      const char *reason);

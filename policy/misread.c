@@ -32,6 +32,14 @@ bool pol_misread_text(const char *text, size_t len)
         char c = text[i];
         if (c == '\r' || c == '\v' || c == '\f')
             return true; /* blanks to tree-sitter, word bytes to bash */
+        if (c == '\\' && i + 1 < len &&
+            (text[i + 1] == ' ' || text[i + 1] == '\t') && !escaped(text, i) &&
+            (i == 0 || strchr(" \t\n<>=|&;(", text[i - 1]))) {
+            /* an escaped blank that starts a word: a blank to tree-sitter */
+            return true;
+        }
+        if (c == '$' && i + 1 < len && blank(text[i + 1]) && !escaped(text, i))
+            return true; /* `$ x`: tree-sitter reads $x */
         if (c == '\\' && i + 1 < len && text[i + 1] == '\n' &&
             !escaped(text, i)) {
             /* a line joined inside a word: one word to bash, two here */
@@ -131,6 +139,21 @@ static bool unfound_in_body(const char *text, TSNode body)
     return bad || (end > at && opener(text + at, end - at, false));
 }
 
+/* How many children of `n` are in field `field`. */
+static unsigned field_count(TSNode n, const char *field)
+{
+    unsigned count = 0;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+            const char *f = ts_tree_cursor_current_field_name(&c);
+            count += f != NULL && strcmp(f, field) == 0;
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return count;
+}
+
 static bool misread_heredoc(const char *text, TSNode redirect)
 {
     TSNode start = {0}, body = {0};
@@ -170,7 +193,11 @@ const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
     case PK_ANSI_C:
         return ansi_c_end(text, s, e) != e ? "parse error" : NULL;
     case PK_HEREDOC_REDIRECT:
-        return misread_heredoc(text, n) ? "parse error" : NULL;
+        return misread_heredoc(text, n) || field_count(n, "argument") > 0
+                   ? "parse error"
+                   : NULL;
+    case PK_FILE_REDIRECT: /* the words after a target are the command's */
+        return field_count(n, "destination") > 1 ? "parse error" : NULL;
     case PK_EXPANSION: /* ${x@P}: prompt expansion runs what $(...) the */
         for (size_t i = s; i + 1 < e; i++) /* value holds */
             if (text[i] == '@' && text[i + 1] == 'P')

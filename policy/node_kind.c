@@ -53,6 +53,7 @@ static const struct {
     {"case_statement", PK_CASE},
     {"test_command", PK_TEST_COMMAND},
     {"array", PK_ARRAY},
+    {"c_style_for_statement", PK_CSTYLE_FOR},
 };
 
 /* Symbol -> kind, made once: the grammar is a constant of the program

@@ -54,6 +54,7 @@ enum pol_kind {
     PK_CASE,
     PK_TEST_COMMAND,
     PK_ARRAY,
+    PK_CSTYLE_FOR,
     PK_COUNT
 };
 

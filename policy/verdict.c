@@ -133,6 +133,11 @@ size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
     return vb->n++;
 }
 
+size_t pol_verdict_count(const struct pol_verdict_builder *vb)
+{
+    return vb->n;
+}
+
 void pol_verdict_set(struct pol_verdict_builder *vb, size_t index,
                      enum bsh_decision d, const struct bsh_policy_rule *rule,
                      const char *reason)

@@ -106,10 +106,12 @@ static const struct pol_wrapper wrappers[] = {
      .flags = "0prtxo",
      .args = "adEIkLnPs",
      .optional = "eil",
-     .long_flags = L("null", "no-run-if-empty", "verbose", "interactive",
-                     "exit", "open-tty", "show-limits"),
-     .long_args = L("arg-file", "delimiter", "eof", "replace", "max-lines",
-                    "max-args", "max-procs", "max-chars", "process-slot-var"),
+     /* --eof, --replace and --max-lines take a value only after `=` */
+     .long_flags =
+         L("null", "no-run-if-empty", "verbose", "interactive", "exit",
+           "open-tty", "show-limits", "eof", "replace", "max-lines"),
+     .long_args = L("arg-file", "delimiter", "max-args", "max-procs",
+                    "max-chars", "process-slot-var"),
      .mode = W_XARGS},
     {.name = "sudo",
      .privilege = true,
