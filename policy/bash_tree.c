@@ -372,14 +372,19 @@ static struct pol_simple *new_simple(struct walk *wk, TSNode n)
 static void add_word(struct walk *wk, struct pol_simple *c,
                      const struct pol_word *w)
 {
-    struct pol_word *v = realloc(c->words, (c->nwords + 1) * sizeof(*v));
-    if (v == NULL) {
-        free(w->value);
-        wk->nomem = true;
-        return;
+    /* room doubles: many words, few reallocations (cap: a power of 2) */
+    size_t n = c->nwords;
+    if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
+        size_t cap = n == 0 ? 4 : n * 2;
+        struct pol_word *v = realloc(c->words, cap * sizeof(*v));
+        if (v == NULL) {
+            free(w->value);
+            wk->nomem = true;
+            return;
+        }
+        c->words = v;
     }
-    c->words = v;
-    v[c->nwords++] = *w;
+    c->words[c->nwords++] = *w;
 }
 
 static void add_node_word(struct walk *wk, struct pol_simple *c, TSNode n,

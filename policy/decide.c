@@ -11,6 +11,7 @@
  */
 #include "decide.h"
 
+#include "command_class.h"
 #include "command_effects.h"
 #include "wrappers.h"
 
@@ -46,9 +47,15 @@ static struct outcome decided(enum bsh_decision d)
 }
 
 /* What a script does to its functions and aliases. */
+#define SCOPE_ALIASES 32
+
 struct scope_facts {
     bool unsets;         /* unset or unalias: a definition may be gone */
-    bool expand_aliases; /* shopt -s expand_aliases (or a session) */
+    bool expand_aliases; /* aliases it defines may be expanded */
+    /* its `alias` commands (the first SCOPE_ALIASES; more: unknown) */
+    const struct pol_simple *aliases[SCOPE_ALIASES];
+    size_t naliases;
+    bool too_many_aliases;
 };
 
 /* The most scripts one decision parses (bash -c, eval, function bodies,
@@ -156,8 +163,15 @@ static struct outcome match_rules(const struct ctx *c, const struct pol_word *w,
     const struct bsh_policy *p = c->policy;
     if (n == 0)
         return o;
-    for (size_t r = 0; r < p->nrules; r++) {
-        const struct pol_rule *rule = p->rules[r];
+    /* only the rules whose first token could be this word */
+    uint32_t some[256];
+    size_t nsome = 0;
+    bool all = w[0].dynamic || w[0].glob ||
+               !pol_rules_for(p, w[0].value, w[0].len, some,
+                              sizeof(some) / sizeof(some[0]), &nsome);
+    size_t count = all ? p->nrules : nsome;
+    for (size_t k = 0; k < count; k++) {
+        const struct pol_rule *rule = p->rules[all ? k : some[k]];
         const char *d = rule->pub.decision;
         bool allow = d[0] == 'a';
         if (n < rule->npattern || (allow && mode == MATCH_STRICT_ONLY))
@@ -319,14 +333,7 @@ static const char *assigned_name(const struct pol_word *w, char *buf,
  * sh) bash finds them before functions. */
 static bool special_builtin(const char *name)
 {
-    static const char *const special[] = {
-        "break", ":",      ".",        "continue", "eval", "exec",
-        "exit",  "export", "readonly", "return",   "set",  "shift",
-        "times", "trap",   "unset",    "source",   NULL};
-    for (const char *const *s = special; *s; s++)
-        if (strcmp(name, *s) == 0)
-            return true;
-    return false;
+    return (pol_command_class(name) & C_SPECIAL) != 0;
 }
 
 /* Whether a script of the chain may have removed a definition. */
@@ -370,12 +377,12 @@ static const char *script_alias(const struct ctx *c, const char *name,
     for (size_t s = c->nscopes; s-- > 0;) {
         if (!c->facts[s].expand_aliases)
             continue;
-        const struct pol_script *sc = c->scopes[s];
-        for (size_t i = 0; i < sc->ncmds; i++) {
-            const struct pol_simple *cmd = &sc->cmds[i];
-            if (cmd->nwords < 2 || cmd->words[0].dynamic ||
-                strcmp(cmd->words[0].value, "alias") != 0)
-                continue;
+        if (c->facts[s].too_many_aliases) { /* not followed: any word may be */
+            *len = 0;
+            return "";
+        }
+        for (size_t i = 0; i < c->facts[s].naliases; i++) {
+            const struct pol_simple *cmd = c->facts[s].aliases[i];
             for (size_t k = 1; k < cmd->nwords; k++) {
                 const struct pol_word *w = &cmd->words[k];
                 if (!w->dynamic && w->len > nlen &&
@@ -388,17 +395,6 @@ static const char *script_alias(const struct ctx *c, const char *name,
         }
     }
     return NULL;
-}
-
-static bool is_shell(const char *b)
-{
-    static const char *const shells[] = {"bash",  "sh",   "dash", "zsh",
-                                         "ksh",   "ash",  "mksh", "rbash",
-                                         "pdksh", "yash", NULL};
-    for (const char *const *s = shells; *s; s++)
-        if (strcmp(b, *s) == 0)
-            return true;
-    return false;
 }
 
 /* Step 8: a shell. */
@@ -780,19 +776,6 @@ static struct outcome decide_find(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
-static bool is_neutral(const char *name)
-{
-    static const char *const neutral[] = {
-        "cd",     "pushd",    "popd",    "export",   "unset", "declare",
-        "local",  "readonly", "typeset", "set",      "shopt", "true",
-        "false",  ":",        "test",    "[",        "wait",  "shift",
-        "return", "exit",     "break",   "continue", "umask", NULL};
-    for (const char *const *k = neutral; *k; k++)
-        if (strcmp(name, *k) == 0)
-            return true;
-    return false;
-}
-
 /* A session alias, expanded: its value with the other words appended. */
 static bool decide_alias(struct ctx *c, const struct pol_word *w, size_t n,
                          const struct frame *f, struct outcome *o, bool *sure)
@@ -903,16 +886,8 @@ static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
  * tree-sitter-bash read a compound command as a simple one. */
 static bool reserved_word(const struct pol_word *w)
 {
-    static const char *const reserved[] = {
-        "{",    "}",  "!",      "[[",       "]]",     "if",   "then",  "else",
-        "elif", "fi", "do",     "done",     "case",   "esac", "while", "until",
-        "for",  "in", "select", "function", "coproc", NULL};
-    if (w->quoted || w->dynamic)
-        return false;
-    for (const char *const *r = reserved; *r; r++)
-        if (strcmp(w->value, *r) == 0)
-            return true;
-    return false;
+    return !w->quoted && !w->dynamic &&
+           (pol_command_class(w->value) & C_RESERVED) != 0;
 }
 
 /* Steps 6 to 14: what the command word is. */
@@ -922,37 +897,44 @@ static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
 {
     const char *name = w[0].value;
     const char *base = base_name(name);
+    /* builtins by the name as written, programs by their basename too */
+    unsigned named = pol_command_class(name);
+    unsigned prog =
+        base == name ? named : pol_command_class(base) & ~C_BUILTIN_ONLY;
     struct outcome r;
     char buf[160];
-    const char *effect = pol_command_effect(w, n, base, buf, sizeof(buf));
+    const char *effect = (named & C_EFFECT) || ((named | prog) & C_RUNNING)
+                             ? pol_command_effect(w, n, base, buf, sizeof(buf))
+                             : NULL;
     struct outcome extra = effect != NULL ? opaque(c, pol_intern(c->vb, effect))
                                           : (struct outcome){0};
-    if (strcmp(base, "git") == 0)
+    if (prog & C_GIT)
         r = decide_git(c, w, n);
-    else if (decide_script_builtin(c, w, n, f, &r))
+    else if ((named & C_SCRIPT) && decide_script_builtin(c, w, n, f, &r))
         ;
-    else if (is_shell(base))
+    else if (prog & C_SHELL)
         r = decide_shell(c, w, n, sc, f, base);
-    else if (strcmp(base, "busybox") == 0 && n > 1 && !w[1].dynamic &&
-             is_shell(w[1].value)) {
+    else if ((prog & C_BUSYBOX) && n > 1 && !w[1].dynamic &&
+             (pol_command_class(w[1].value) & C_SHELL)) {
         r = decide_shell(c, w + 1, n - 1, sc, f, w[1].value);
         combine(&r, match_rules(c, w, n, MATCH_ALL));
-    } else if ((strcmp(base, "busybox") == 0 || strcmp(base, "toybox") == 0) &&
-               n > 1) {
+    } else if ((prog & C_BUSYBOX) && n > 1) {
         /* BUSYBOX APPLET ARGS runs the applet: decided as it */
         r = match_rules(c, w, n, MATCH_ALL);
         combine(&r, w[1].dynamic ? opaque(c, "command word is not static")
                                  : decide_inner(c, w + 1, n - 1, f, base, 0));
     } else {
         bool privilege = false;
-        const struct pol_wrapper *wr = pol_wrapper_find(base, &privilege);
+        const struct pol_wrapper *wr = (named | prog) & C_WRAPPER
+                                           ? pol_wrapper_find(base, &privilege)
+                                           : NULL;
         if (wr != NULL && (strcmp(name, base) == 0 || !pol_wrapper_exact(wr)))
             r = decide_wrapper(c, w, n, f, wr, privilege, sc);
-        else if (strcmp(base, "find") == 0)
+        else if (prog & C_FIND)
             r = decide_find(c, w, n, f);
-        else if (is_source(name, w[0].len))
+        else if (named & C_SOURCE)
             r = rules_or(c, w, n, opaque(c, "source of a file"));
-        else if (is_neutral(name))
+        else if (named & C_NEUTRAL)
             r = rules_or(c, w, n, decided(BSH_ALLOW));
         else
             r = rules_or(c, w, n, by_default(c));
@@ -1119,11 +1101,12 @@ static struct scope_facts facts_of(const struct pol_script *s, bool session)
         if (c->words[0].dynamic || strcmp(w0, "unset") == 0 ||
             strcmp(w0, "unalias") == 0)
             f.unsets = true;
-        if (strcmp(w0, "shopt") == 0)
-            for (size_t k = 1; k < c->nwords; k++)
-                if (c->words[k].dynamic ||
-                    strcmp(c->words[k].value, "expand_aliases") == 0)
-                    f.expand_aliases = true;
+        if (strcmp(w0, "alias") == 0 && c->nwords > 1) {
+            if (f.naliases < SCOPE_ALIASES)
+                f.aliases[f.naliases++] = c;
+            else
+                f.too_many_aliases = true;
+        }
     }
     return f;
 }

@@ -47,6 +47,7 @@ void pol_policy_clear(struct bsh_policy *p)
     for (size_t i = 0; i < p->nfiles; i++)
         free(p->files[i]);
     free(p->files);
+    free(p->keys);
     memset(p, 0, sizeof(*p));
 }
 
@@ -223,6 +224,10 @@ int bsh_policy_load(const struct bsh_policy_load_opts *opts,
             return rc;
         }
     }
+    if (pol_index_rules(p) != 0) {
+        bsh_policy_free(p);
+        return BSH_ENOMEM;
+    }
     if (opts->rules_count != NULL)
         *opts->rules_count = info.rules;
     if (opts->examples_count != NULL)
@@ -246,6 +251,8 @@ int bsh_policy_parse(const char *text, size_t len, const char *name,
     p->default_decision = default_decision;
     struct pol_load_info info = {0};
     int rc = parse_into(p, text, len, name, &info, err);
+    if (rc == BSH_OK && pol_index_rules(p) != 0)
+        rc = BSH_ENOMEM;
     if (rc != BSH_OK) {
         bsh_policy_free(p);
         return rc;
@@ -299,4 +306,99 @@ int bsh_policy_decide_with(const struct bsh_policy *policy,
     if (pol_verdict_finish(vb, d, verdict) != 0)
         return BSH_ENOMEM;
     return (int)d;
+}
+
+/* The last '/' of `w`, or NULL. */
+static const char *memrchr_compat(const char *w, size_t len)
+{
+    while (len-- > 0)
+        if (w[len] == '/')
+            return w + len;
+    return NULL;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct pol_key *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    if (c != 0)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->rule > y->rule) - (x->rule < y->rule);
+}
+
+int pol_index_rules(struct bsh_policy *p)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < p->nrules; r++)
+        n += p->rules[r]->pattern[0].n;
+    free(p->keys);
+    p->keys = calloc(n ? n : 1, sizeof(*p->keys));
+    p->nkeys = 0;
+    if (p->keys == NULL)
+        return -1;
+    for (size_t r = 0; r < p->nrules; r++) {
+        const struct pol_alts *a = &p->rules[r]->pattern[0];
+        for (size_t j = 0; j < a->n; j++)
+            p->keys[p->nkeys++] =
+                (struct pol_key){a->v[j].s, a->v[j].len, (uint32_t)r};
+    }
+    qsort(p->keys, p->nkeys, sizeof(*p->keys), key_cmp);
+    return 0;
+}
+
+/* Adds the rules keyed by exactly `s` to out; false when out is full. */
+static bool add_keyed(const struct bsh_policy *p, const char *s, size_t len,
+                      uint32_t *out, size_t max, size_t *n)
+{
+    size_t lo = 0, hi = p->nkeys;
+    struct pol_key probe = {s, len, 0};
+    while (lo < hi) { /* the first key not below (s, len, 0) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(&p->keys[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < p->nkeys && p->keys[i].len == len &&
+                        memcmp(p->keys[i].s, s, len) == 0;
+         i++) {
+        if (*n >= max)
+            return false;
+        out[(*n)++] = p->keys[i].rule;
+    }
+    return true;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool pol_rules_for(const struct bsh_policy *p, const char *w, size_t len,
+                   uint32_t *out, size_t max, size_t *n)
+{
+    *n = 0;
+    const char *slash = memrchr_compat(w, len);
+    bool ok = add_keyed(p, w, len, out, max, n);
+    if (ok && slash != NULL)
+        ok =
+            add_keyed(p, slash + 1, len - (size_t)(slash + 1 - w), out, max, n);
+    bool source =
+        (len == 1 && w[0] == '.') || (len == 6 && memcmp(w, "source", 6) == 0);
+    if (ok && source)
+        ok = add_keyed(p, len == 1 ? "source" : ".", len == 1 ? 6 : 1, out, max,
+                       n);
+    if (!ok)
+        return false;
+    qsort(out, *n, sizeof(*out), rule_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (k == 0 || out[k - 1] != out[i])
+            out[k++] = out[i];
+    *n = k;
+    return true;
 }

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A byte string that may hold NUL (a rule token written with \0 never
  * matches a word bash passes, which cannot hold one). */
@@ -41,6 +42,12 @@ struct pol_host {
     size_t npaths;
 };
 
+struct pol_key {
+    const char *s;
+    size_t len;
+    uint32_t rule;
+};
+
 struct bsh_policy {
     struct pol_rule **rules;
     size_t nrules, cap_rules;
@@ -49,10 +56,23 @@ struct bsh_policy {
     char **files; /* the names rules point to */
     size_t nfiles;
     enum bsh_decision default_decision;
+    /* Every first-position token of every rule, with its rule's index,
+     * sorted: the rules a command word may match, found by search. */
+    struct pol_key *keys;
+    size_t nkeys;
     /* A parser kept from one decision for the next (decisions on other
      * threads at once make their own). */
     _Atomic(void *) spare_parser;
 };
+
+/* Sorts the first tokens of the rules for pol_rules_for(); 0 or -1. */
+int pol_index_rules(struct bsh_policy *policy);
+
+/* The indices (ascending, once each) of the rules whose first token may
+ * match command word `w` (as written, by its basename, `.` and `source`
+ * alike), into `out`; false when there are more than `max`. */
+bool pol_rules_for(const struct bsh_policy *policy, const char *w, size_t len,
+                   uint32_t *out, size_t max, size_t *n);
 
 /* A parser for a decision with `policy`: its spare one, or a new one. */
 struct TSParser *pol_policy_parser_take(const struct bsh_policy *policy);

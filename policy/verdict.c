@@ -77,15 +77,10 @@ const char *pol_reason_unknown_option(struct pol_verdict_builder *vb,
     return keep_printf(vb, "unknown option ", option, tail);
 }
 
+/* An entry's words, flags and via live in one block, at c->words. */
 static void free_command(struct bsh_policy_command *c)
 {
-    for (size_t i = 0; i < c->nwords; i++)
-        free(c->words[i]);
     free(c->words);
-    free(c->dynamic);
-    for (size_t i = 0; i < c->nvia; i++)
-        free(c->via[i]);
-    free(c->via);
 }
 
 size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
@@ -102,34 +97,39 @@ size_t pol_verdict_add(struct pol_verdict_builder *vb, size_t start, size_t end,
         vb->cmds = v;
         vb->cap = cap;
     }
+    size_t bytes = (nwords + nvia + 1) * sizeof(char *) + nwords + 1;
+    for (size_t i = 0; i < nwords; i++)
+        bytes += words[i].len + 1;
+    for (size_t i = 0; i < nvia; i++)
+        bytes += strlen(via[i]) + 1;
+    char **block = malloc(bytes);
+    if (block == NULL) {
+        vb->nomem = true;
+        return SIZE_MAX;
+    }
     struct bsh_policy_command *c = &vb->cmds[vb->n];
     memset(c, 0, sizeof(*c));
     c->start = start;
     c->end = end;
-    c->words = calloc(nwords ? nwords : 1, sizeof(char *));
-    c->dynamic = calloc(nwords ? nwords : 1, sizeof(bool));
-    c->via = calloc(nvia ? nvia : 1, sizeof(char *));
-    bool ok = c->words != NULL && c->dynamic != NULL && c->via != NULL;
-    for (size_t i = 0; ok && i < nwords; i++) {
-        c->words[i] = malloc(words[i].len + 1);
-        ok = c->words[i] != NULL;
-        if (ok) {
-            memcpy(c->words[i], words[i].value, words[i].len);
-            c->words[i][words[i].len] = '\0';
-            c->dynamic[i] = words[i].dynamic;
-            c->nwords++;
-        }
+    c->words = block;
+    c->via = block + nwords;
+    c->dynamic = (bool *)(block + nwords + nvia + 1);
+    char *text = (char *)(c->dynamic + nwords + 1);
+    for (size_t i = 0; i < nwords; i++) {
+        memcpy(text, words[i].value, words[i].len);
+        text[words[i].len] = '\0';
+        c->words[i] = text;
+        c->dynamic[i] = words[i].dynamic;
+        text += words[i].len + 1;
     }
-    for (size_t i = 0; ok && i < nvia; i++) {
-        c->via[i] = strdup(via[i]);
-        ok = c->via[i] != NULL;
-        c->nvia += ok;
+    for (size_t i = 0; i < nvia; i++) {
+        size_t k = strlen(via[i]);
+        memcpy(text, via[i], k + 1);
+        c->via[i] = text;
+        text += k + 1;
     }
-    if (!ok) {
-        free_command(c);
-        vb->nomem = true;
-        return SIZE_MAX;
-    }
+    c->nwords = nwords;
+    c->nvia = nvia;
     return vb->n++;
 }
 
