@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the floor and bsh in pairs, alternating which goes first, over
-# workloads W1-W7 in one invocation, and prints the medians and the
+# workloads W1-W8 in one invocation, and prints the medians and the
 # median of the paired ratios bsh/floor as a Markdown table.
 # Usage: bench/run.sh [BUILD_DIR] [ROUNDS]   (default build/release, 21)
 set -euo pipefail
@@ -159,8 +159,21 @@ SPAWN_NS=$(awk -v m="$W1_BSH" 'BEGIN { printf "%.0f", m * 1e6 }')
 row "W7 guard check of a typical command, ns" "-" "$NS" "$(awk -v a="$NS" -v b="$SPAWN_NS" 'BEGIN { printf "%.3f%% of W1", a / b * 100 }')" "< 1 %"
 W=$(echo "$G" | tail -1)
 row "W7 crafted 128 KiB, worst of 20 shapes, ms" "-" "$(echo "$W" | field worst_128k_ms)" "128k/16k = $(echo "$W" | field worst_ratio_128k_16k)" "< 20 ms, <= 10x"
+P=$("$B/bench/bsh-policy-bench" tests/policy/dev.rules tests/data)
+TYP=$(echo "$P" | grep '^typical')
+row "W8 policy: parse and decide a 95-byte command, p50 / p99 us" "-" \
+    "$(echo "$TYP" | sed -E 's/.*decide p50=([0-9.]+) us p99=([0-9.]+) us.*/\1 \/ \2/')" "-" "<= 50 (p50)"
+row "W8 policy: the corpus, MB/s (guards beside it)" "-" \
+    "$(echo "$P" | grep '^corpus' | sed -E 's/.*policy ([0-9.]+) MB\/s, guards ([0-9.]+) MB\/s.*/\1 (\2)/')" "-" ">= 3"
+row "W8 bsh_run true with a policy / without, paired" "-" \
+    "$(echo "$P" | grep '^bsh_run' | sed -E 's/.*paired ratio ([0-9.]+).*/\1/')" "-" "<= 1.05"
 echo
 echo "W7 detail (bsh-guard-bench):"
 echo '```'
 echo "$G"
+echo '```'
+echo
+echo "W8 detail (bsh-policy-bench):"
+echo '```'
+echo "$P"
 echo '```'
