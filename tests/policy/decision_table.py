@@ -3,10 +3,12 @@
 policies of this folder, through `bsh policy explain --json` (decision,
 exit status, the opaque reason), `bsh check --policy` (exit status) and,
 for every row that is not allowed, `bsh run` (exit 126, the exact message,
-and nothing started: the run's directory stays empty). Prints TAP.
-Usage: decision_table.py PATH/TO/bsh"""
+and nothing started: the run's directory stays empty) and `bsh mcp` (a
+tool error with the refusal's text, for a client that cannot elicit).
+Prints TAP. Usage: decision_table.py PATH/TO/bsh"""
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -16,7 +18,7 @@ POLICIES = [("dev", "ask"), ("readonly", "deny"), ("ci", "deny"), ("denylist", "
 LETTER = {"A": "allow", "K": "ask", "D": "deny"}
 STATUS = {"allow": 0, "deny": 1, "ask": 3}
 
-bsh = sys.argv[1]
+bsh = os.path.abspath(sys.argv[1])
 count = 0
 failed = 0
 
@@ -68,7 +70,49 @@ def run_refused(cmd, name, default, want, guard):
         return ok, f"exit {p.returncode}\nstdout {p.stdout!r}\nstderr {p.stderr!r}\nleft {os.listdir(d)}"
 
 
+class Mcp:
+    """One `bsh mcp` per policy, in a scratch directory, as a client that
+    cannot elicit."""
+
+    def __init__(self, name, default):
+        self.dir = tempfile.mkdtemp(prefix="bsh-table-mcp-")
+        self.p = subprocess.Popen([bsh, "mcp", *policy_args(name, default)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                  cwd=self.dir)
+        self.id = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "table", "version": "1"}})
+
+    def call(self, method, params):
+        self.id += 1
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method,
+                                       "params": params}) + "\n")
+        self.p.stdin.flush()
+        while True:
+            r, _, _ = select.select([self.p.stdout], [], [], 30)
+            if not r:
+                return None
+            msg = json.loads(self.p.stdout.readline())
+            if msg.get("id") == self.id:
+                return msg
+
+    def refuses(self, cmd, want, guard):
+        msg = self.call("tools/call", {"name": "bash_run", "arguments": {"command": cmd}})
+        res = (msg or {}).get("result", {})
+        text = (res.get("content") or [{}])[0].get("text", "")
+        head = guard if guard else ("policy: denied: " if want == "deny" else "policy: approval needed: ")
+        ok = res.get("isError") is True and text.startswith(head) and os.listdir(self.dir) == []
+        return ok, f"reply {json.dumps(msg)[:600]}\nleft {os.listdir(self.dir)}"
+
+    def close(self):
+        self.p.stdin.close()
+        rc = self.p.wait(timeout=30)
+        subprocess.run(["rm", "-rf", self.dir])
+        return rc
+
+
 def main():
+    servers = {name: Mcp(name, default) for name, default in POLICIES}
     for cmd, wants, reason in rows():
         for (name, default), letter in zip(POLICIES, wants):
             want = LETTER[letter]
@@ -87,14 +131,18 @@ def main():
             if reason is not None and want != "allow":
                 reasons = [c["reason"] for c in v["commands"] if c["reason"]]
                 check(reason in reasons, f"{name}: {cmd!r}: opaque because {reason}", f"reasons {reasons}")
-            if want != "allow":
+            if want != "allow" and got != "allow":
                 ok, detail = run_refused(cmd, name, default, want, v["guard"])
                 check(ok, f"{name}: bsh run refuses {cmd!r}, starts nothing", detail)
+                ok, detail = servers[name].refuses(cmd, want, v["guard"])
+                check(ok, f"{name}: bsh mcp refuses {cmd!r}, starts nothing", detail)
         # bsh check agrees with explain (one policy is enough per row)
         name, default = POLICIES[0]
         p = subprocess.run([bsh, "check", *policy_args(name, default), "--", cmd],
                            capture_output=True, text=True, timeout=30)
         check(p.returncode == STATUS[LETTER[wants[0]]], f"check: {cmd!r}", f"exit {p.returncode} {p.stdout!r}")
+    for name, server in servers.items():
+        check(server.close() == 0, f"{name}: bsh mcp ends with 0")
     print(f"1..{count}")
     if failed:
         print(f"# failed {failed} of {count}")
