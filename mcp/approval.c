@@ -232,6 +232,10 @@ bool approval_reply(struct registry *g, struct calls *calls, json_t *id,
         bool was = rpc_answer_modern(a->modern);
         tool_call(g, calls, a->call_id, a->params, a->modern);
         rpc_answer_modern(was);
+        /* unless it waits for its session, the call has passed the policy
+         * or ended before it: the approval must not outlive it */
+        if (!sessions_has_waiting(&g->sessions, a->call_id))
+            approval_take(g, a->call_id, a->command);
         registry_pump(g);
     } else {
         refuse(a->call_id, a, false);

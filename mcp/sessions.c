@@ -127,6 +127,14 @@ void sessions_cancel(struct mcp_sessions *ss, json_t *request_id)
     }
 }
 
+bool sessions_has_waiting(const struct mcp_sessions *ss, json_t *request_id)
+{
+    for (const struct mcp_waiting *w = ss->waiting; w != NULL; w = w->next)
+        if (json_equal(w->id, request_id))
+            return true;
+    return false;
+}
+
 void sessions_waiting_free(struct mcp_waiting *w)
 {
     if (w == NULL)

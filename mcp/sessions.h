@@ -70,6 +70,9 @@ void sessions_waiting_free(struct mcp_waiting *w);
 /* notifications/cancelled for a call that waits: dropped unanswered. */
 void sessions_cancel(struct mcp_sessions *ss, json_t *request_id);
 
+/* Whether call `request_id` waits for its session. */
+bool sessions_has_waiting(const struct mcp_sessions *ss, json_t *request_id);
+
 /* Frees every session and waiting call. */
 void sessions_end_all(struct mcp_sessions *ss);
 

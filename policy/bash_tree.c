@@ -340,6 +340,7 @@ static int make_word(const char *text, TSNode n, bool command_position,
 
 struct walk {
     const char *text;
+    size_t len;
     struct pol_script *out;
     bool nomem;
     /* the command a redirected statement's here-document feeds */
@@ -544,6 +545,18 @@ static void heredoc_stdin(struct walk *wk, TSNode redirect,
         wk->nomem = true;
 }
 
+/* A file redirection that feeds fd 0 (`<`, `<&`, `<>`, with no fd or 0). */
+static bool reads_stdin(const struct walk *wk, TSNode k)
+{
+    TSNode fd = ts_node_child_by_field_name(k, "descriptor", 10);
+    bool fd0 = ts_node_is_null(fd) ||
+               (ts_node_end_byte(fd) - ts_node_start_byte(fd) == 1 &&
+                wk->text[ts_node_start_byte(fd)] == '0');
+    TSNode op = ts_node_child(k, ts_node_is_null(fd) ? 0 : 1);
+    return fd0 && !ts_node_is_null(op) &&
+           (type_is(op, "<") || type_is(op, "<&") || type_is(op, "<>"));
+}
+
 /* A redirected statement: remember what feeds its body's stdin. */
 static void note_redirects(struct walk *wk, TSNode n)
 {
@@ -577,21 +590,11 @@ static void note_redirects(struct walk *wk, TSNode n)
                     heredoc_stdin(wk, k, &kind, &text, &len);
                 else
                     herestring_stdin(wk, k, &kind, &text, &len);
-            } else if (strcmp(t, "file_redirect") == 0) {
-                TSNode fd = ts_node_child_by_field_name(k, "descriptor", 10);
-                bool fd0 =
-                    ts_node_is_null(fd) ||
-                    (ts_node_end_byte(fd) - ts_node_start_byte(fd) == 1 &&
-                     wk->text[ts_node_start_byte(fd)] == '0');
-                TSNode op = ts_node_child(k, ts_node_is_null(fd) ? 0 : 1);
-                if (fd0 && !ts_node_is_null(op) &&
-                    (type_is(op, "<") || type_is(op, "<&") ||
-                     type_is(op, "<>"))) {
-                    inputs++;
-                    free(text);
-                    text = NULL;
-                    kind = POL_STDIN_OTHER;
-                }
+            } else if (strcmp(t, "file_redirect") == 0 && reads_stdin(wk, k)) {
+                inputs++;
+                free(text);
+                text = NULL;
+                kind = POL_STDIN_OTHER;
             }
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
@@ -624,6 +627,11 @@ static void visit_command(struct walk *wk, TSNode n)
                 add_assign_name(wk, c, k);
             } else if (field != NULL && strcmp(field, "name") == 0) {
                 TSNode w = ts_node_named_child(k, 0);
+                size_t e = ts_node_end_byte(k);
+                /* `0<<<x rm`: bash reads 0<<< as a redirection, the tree
+                 * reads 0 as the command's name */
+                if (e < wk->len && (wk->text[e] == '<' || wk->text[e] == '>'))
+                    wk->out->error = "parse error";
                 add_node_word(wk, c, ts_node_is_null(w) ? k : w, true);
             } else if (field != NULL && strcmp(field, "argument") == 0) {
                 add_node_word(wk, c, k, false);
@@ -633,6 +641,11 @@ static void visit_command(struct walk *wk, TSNode n)
                 c->stdin_text = NULL;
                 herestring_stdin(wk, k, &c->stdin_kind, &c->stdin_text,
                                  &c->stdin_len);
+            } else if (strcmp(t, "file_redirect") == 0 && reads_stdin(wk, k)) {
+                inputs++; /* `<file` among the words: not a script here */
+                free(c->stdin_text);
+                c->stdin_text = NULL;
+                c->stdin_kind = POL_STDIN_OTHER;
             }
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
@@ -1117,7 +1130,7 @@ int pol_bash_parse(TSParser *given, const char *text, size_t len,
     if (tree == NULL)
         return -1;
     TSNode root = ts_tree_root_node(tree);
-    struct walk wk = {.text = text, .out = out};
+    struct walk wk = {.text = text, .len = len, .out = out};
     if (ts_node_has_error(root) || pol_misread_text(text, len))
         out->error = "parse error";
     else

@@ -62,6 +62,8 @@ bool pol_listed_name(const char *name)
                                          "PS2",
                                          "PS3",
                                          "POSIXLY_CORRECT",
+                                         "MANPAGER",
+                                         "BROWSER",
                                          NULL};
     for (const char *const *l = listed; *l; l++)
         if (strcmp(name, *l) == 0)
@@ -326,6 +328,10 @@ static const struct running_option running_options[] = {
     {"vi", "-c", NULL},
     {"nvim", "-c", NULL},
     {"vim", "+", NULL},
+    {"vim", "--cmd", NULL},
+    {"vi", "+", NULL},
+    {"nvim", "+", NULL},
+    {"nvim", "--cmd", NULL},
 };
 
 /* Whether word `v` uses option `opt` (with its value containing `value`,
@@ -339,7 +345,7 @@ static bool uses(const char *v, const char *next, const char *opt,
     if (long_opt && v[0] == '-' && v[1] == '-') {
         /* GNU getopt and git take a long option by a prefix of 3 or more */
         size_t len = strcspn(v, "=");
-        if (len < 5 || len > n || strncmp(v, opt, len) != 0)
+        if (len < 3 || len > n || strncmp(v, opt, len) != 0)
             return false;
         arg = v[len] == '=' ? v + len + 1 : next;
     } else if (!long_opt && opt[0] == '-' && v[0] == '-' && v[1] != '-') {
@@ -379,6 +385,10 @@ static const char *running_option(const struct pol_word *w, size_t n,
     key[bl + 2] = '\0';
     if (strstr(programs, key) == NULL)
         return NULL;
+    /* tar's old style: `tar cIf PROG ...`, options without a dash */
+    if (strcmp(base, "tar") == 0 && n > 1 && !w[1].dynamic &&
+        w[1].value[0] != '-' && strpbrk(w[1].value, "IF") != NULL)
+        return "an option that runs a program";
     for (size_t r = 0; r < sizeof(running_options) / sizeof(running_options[0]);
          r++) {
         const struct running_option *o = &running_options[r];
@@ -420,6 +430,9 @@ static const char *git_runs(const struct pol_word *w, size_t n)
              (strcmp(v, "-x") == 0 || strncmp(v, "--extcmd", 8) == 0)) ||
             (strcmp(sub, "bisect") == 0 && strcmp(v, "run") == 0) ||
             (strcmp(sub, "submodule") == 0 && strcmp(v, "foreach") == 0) ||
+            (strcmp(sub, "clone") == 0 &&
+             (strncmp(v, "-c", 2) == 0 || strncmp(v, "--config", 8) == 0 ||
+              strncmp(v, "--conf", 6) == 0)) ||
             (strcmp(sub, "grep") == 0 && v[0] == '-' && v[1] != '-' &&
              strchr(v, 'O') != NULL) ||
             ((strcmp(sub, "clone") == 0 || strcmp(sub, "fetch") == 0 ||
@@ -489,7 +502,9 @@ static bool sed_script_runs(const char *s)
             break;
         for (int part = 0; part < 2 && i < len; part++) {
             if (s[i] == '/' || s[i] == '\\') {
-                char d = s[i] == '\\' && i + 1 < len ? s[++i] : '/';
+                char d = '/';
+                if (s[i] == '\\' && i + 1 < len)
+                    d = s[++i];
                 i = skip_regex(s, i + 1, len, d);
                 while (i < len && (s[i] == 'I' || s[i] == 'M'))
                     i++;
@@ -554,8 +569,30 @@ static const char *sed_runs(const struct pol_word *w, size_t n)
         }
         if (v[0] == '-' && v[1] == '-') { /* long, maybe abbreviated */
             size_t len = strcspn(v, "=");
+            static const char *const long_flags[] = {"--quiet",
+                                                     "--silent",
+                                                     "--debug",
+                                                     "--follow-symlinks",
+                                                     "--in-place",
+                                                     "--posix",
+                                                     "--regexp-extended",
+                                                     "--separate",
+                                                     "--sandbox",
+                                                     "--unbuffered",
+                                                     "--null-data",
+                                                     "--zero-terminated",
+                                                     "--help",
+                                                     "--version",
+                                                     NULL};
+            bool known = false;
+            for (const char *const *o = long_flags; *o && !known; o++)
+                known = len >= 3 && strncmp(*o, v, len) == 0;
+            for (const char *const *o = long_with_value; *o && !known; o++)
+                known = len >= 3 && strncmp(*o, v, len) == 0;
+            if (!known)
+                return "an option that runs a program"; /* not known here */
             for (const char *const *o = long_with_value; *o; o++) {
-                if (len < 4 || strncmp(*o, v, len) != 0)
+                if (len < 3 || strncmp(*o, v, len) != 0)
                     continue;
                 const char *arg = v[len] == '=' ? v + len + 1
                                   : i + 1 < n   ? w[++i].value

@@ -22,6 +22,8 @@
 
 #define POL_MAX_DEPTH 8
 
+const char pol_unreadable[] = "";
+
 /* ---- Outcomes ---- */
 
 struct outcome {
@@ -31,13 +33,12 @@ struct outcome {
     const char *reason;
 };
 
-/* The stricter of two outcomes; at the same strictness, an opaque
- * reason says more than the default. */
+/* The stricter of two outcomes; at the same strictness an opaque one wins
+ * (it says more, and a person's "remember" must never cover it). */
 static void combine(struct outcome *o, struct outcome x)
 {
     if (x.set && (!o->set || x.d > o->d ||
-                  (x.d == o->d && o->rule == NULL && o->reason == NULL &&
-                   x.reason != NULL)))
+                  (x.d == o->d && o->reason == NULL && x.reason != NULL)))
         *o = x;
 }
 
@@ -170,15 +171,20 @@ static struct outcome match_rules(const struct ctx *c, const struct pol_word *w,
                !pol_rules_for(p, w[0].value, w[0].len, some,
                               sizeof(some) / sizeof(some[0]), &nsome);
     size_t count = all ? p->nrules : nsome;
+    /* an unquoted expansion or a glob may stand for several words */
+    bool splits = false;
+    for (size_t i = 0; i < n && !splits; i++)
+        splits = w[i].dynamic || w[i].glob;
     for (size_t k = 0; k < count; k++) {
         const struct pol_rule *rule = p->rules[all ? k : some[k]];
         const char *d = rule->pub.decision;
         bool allow = d[0] == 'a';
-        if (n < rule->npattern || (allow && mode == MATCH_STRICT_ONLY))
+        if ((n < rule->npattern && !splits) ||
+            (allow && mode == MATCH_STRICT_ONLY))
             continue;
         bool may = false, match = true;
         for (size_t i = 0; i < rule->npattern && match; i++) {
-            if (w[i].dynamic || w[i].glob) {
+            if (i >= n || w[i].dynamic || w[i].glob) {
                 may = true;
             } else if (i == 0) {
                 match = first_word_matches(p, rule, &w[0], allow);
@@ -614,6 +620,40 @@ static struct outcome decide_git(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
+/* `head` then each word single-quoted (a dynamic one as written), as
+ * shell text: malloc'd, or NULL. */
+static char *join_quoted(const char *head, const struct pol_word *w, size_t n)
+{
+    size_t total = strlen(head) + 1;
+    for (size_t i = 0; i < n; i++)
+        total += w[i].len * 4 + 3;
+    char *s = malloc(total);
+    if (s == NULL)
+        return NULL;
+    size_t at = strlen(head);
+    memcpy(s, head, at);
+    for (size_t i = 0; i < n; i++) {
+        s[at++] = ' ';
+        if (w[i].dynamic) {
+            memcpy(s + at, w[i].value, w[i].len);
+            at += w[i].len;
+            continue;
+        }
+        s[at++] = '\'';
+        for (size_t k = 0; k < w[i].len; k++) {
+            if (w[i].value[k] == '\'') {
+                memcpy(s + at, "'\\''", 4);
+                at += 4;
+            } else {
+                s[at++] = w[i].value[k];
+            }
+        }
+        s[at++] = '\'';
+    }
+    s[at] = '\0';
+    return s;
+}
+
 /* Steps 9 and 10: a wrapper. */
 static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
                                      size_t n, const struct frame *f,
@@ -673,6 +713,18 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
         if (u.script_dynamic || !plain) {
             combine(&o, opaque(c, env ? "env -S with a dynamic string"
                                       : "shell with a dynamic script"));
+        } else if (env && u.next < n) {
+            /* env runs the split string followed by the other words: one
+             * command, decided as such */
+            char *joined = join_quoted(u.script, w + u.next, n - u.next);
+            if (joined == NULL) {
+                c->nomem = true;
+                return o;
+            }
+            combine(&o, decide_script(c, joined, strlen(joined), f,
+                                      pol_intern(c->vb, via)));
+            free(joined);
+            return o;
         } else {
             combine(&o, decide_script(c, u.script, strlen(u.script), f,
                                       pol_intern(c->vb, via)));
@@ -791,6 +843,10 @@ static bool decide_alias(struct ctx *c, const struct pol_word *w, size_t n,
     }
     if (value == NULL)
         return false;
+    if (value == pol_unreadable) {
+        *o = opaque(c, "parse error");
+        return true;
+    }
     size_t total = vlen + 1;
     for (size_t i = 1; i < n; i++)
         total += w[i].len * 4 + 3;
@@ -854,6 +910,10 @@ static bool decide_function(struct ctx *c, const struct pol_word *w, size_t n,
     }
     if (body == NULL)
         return false;
+    if (body == pol_unreadable) {
+        *o = opaque(c, "parse error");
+        return true;
+    }
     *o = match_rules(c, w, n, MATCH_STRICT_ONLY);
     for (size_t i = 0; i < c->nbodies; i++)
         if (c->in_body[i] == body)
@@ -1008,36 +1068,64 @@ static char *plain_path(const char *dir, const char *path)
     return out;
 }
 
-/* The directory a command at `before` runs in, as far as the script's own
- * `cd`s say: NULL with *known when there is none (the run's directory),
- * a path, or *known false when a cd goes somewhere not known here. */
-static const char *script_dir(const struct ctx *c, size_t before, bool *known)
+/* Whether a script changes directory in a way a relative redirection in
+ * it cannot follow. A run starts where the policy cannot see, so cds to
+ * relative places keep relative targets relative; but pushd/popd, eval or
+ * source (which may cd), a dynamic cd (`cd "$D"`, `cd -`, `cd ~`), or an
+ * absolute cd beside any other cd (which ran first, in a subshell, in a
+ * function, under a condition, is not known) make them unknown. Else
+ * `*dir` is the one absolute cd's place, or NULL. */
+static bool cds_unknown(const struct pol_script *s, const char **dir)
+{
+    *dir = NULL;
+    size_t cds = 0;
+    for (size_t i = 0; i < s->ncmds; i++) {
+        const struct pol_simple *cmd = &s->cmds[i];
+        if (cmd->nwords == 0 || cmd->words[0].dynamic)
+            continue;
+        const char *w0 = cmd->words[0].value;
+        if (strcmp(w0, "pushd") == 0 || strcmp(w0, "popd") == 0 ||
+            strcmp(w0, "eval") == 0 || strcmp(w0, "source") == 0 ||
+            strcmp(w0, ".") == 0)
+            return true;
+        bool cd = strcmp(w0, "cd") == 0;
+        for (size_t k = 1; !cd && k < cmd->nwords; k++) /* builtin cd ... */
+            cd = !cmd->words[k].dynamic &&
+                 strcmp(cmd->words[k].value, "cd") == 0;
+        if (!cd)
+            continue;
+        cds++;
+        const struct pol_word *to = &cmd->words[cmd->nwords - 1];
+        if (cmd->nwords < 2 || to->dynamic || to->glob || to->value[0] == '-' ||
+            to->value[0] == '~')
+            return true;
+        if (to->value[0] == '/')
+            *dir = to->value;
+    }
+    return *dir != NULL && cds > 1;
+}
+
+/* The directory a relative redirection target of the innermost script is
+ * taken from: `*known` false when it cannot be told; NULL for the run's
+ * own directory (or the session's, when there is one). */
+static const char *script_dir(const struct ctx *c, bool *known)
 {
     *known = true;
     const char *dir = NULL;
     if (c->nscopes == 0)
         return NULL;
-    const struct pol_script *s = c->scopes[c->nscopes - 1];
-    for (size_t i = 0; i < s->ncmds && s->cmds[i].start < before; i++) {
-        const struct pol_simple *cmd = &s->cmds[i];
-        if (cmd->nwords == 0 || cmd->words[0].dynamic)
-            continue;
-        const char *w0 = cmd->words[0].value;
-        if (strcmp(w0, "pushd") == 0 || strcmp(w0, "popd") == 0) {
+    /* a nested script (bash -c, eval) starts where its caller was */
+    for (size_t s = 0; s + 1 < c->nscopes; s++)
+        if (cds_unknown(c->scopes[s], &dir) || dir != NULL) {
             *known = false;
-            continue;
+            return NULL;
         }
-        if (strcmp(w0, "cd") != 0)
-            continue;
-        const struct pol_word *to =
-            cmd->nwords > 1 ? &cmd->words[cmd->nwords - 1] : NULL;
-        if (to == NULL || to->dynamic || to->value[0] == '-' ||
-            to->value[0] == '~')
-            *known = false; /* cd, cd -, cd $X, cd ~ */
-        else if (to->value[0] == '/')
-            dir = to->value, *known = true;
-        /* a relative cd keeps relative targets relative */
+    if (cds_unknown(c->scopes[c->nscopes - 1], &dir)) {
+        *known = false;
+        return NULL;
     }
+    if (dir == NULL && c->lookup != NULL && c->lookup->cwd != NULL)
+        dir = c->lookup->cwd;
     return dir;
 }
 
@@ -1050,7 +1138,7 @@ static struct outcome decide_write(struct ctx *c, const struct pol_simple *sc)
     const struct pol_word *t = &sc->words[1];
     char *plain = NULL;
     bool known = true;
-    const char *dir = t->dynamic ? NULL : script_dir(c, sc->start, &known);
+    const char *dir = t->dynamic ? NULL : script_dir(c, &known);
     if (!t->dynamic &&
         (t->glob || t->value[0] == '~' || (!known && t->value[0] != '/')))
         w[1].dynamic = true; /* ~user, a glob, or after a cd not known */
@@ -1158,6 +1246,15 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
         for (size_t i = 0; i < script->ncmds && !c->nomem; i++)
             combine(&o, decide_simple(c, &script->cmds[i], &nf.f));
         c->nscopes--;
+        /* bodies in this text are gone with it: no memo may outlive it */
+        size_t kept = 0;
+        for (size_t i = 0; i < c->nmemo; i++) {
+            if (c->memo_body[i] >= text && c->memo_body[i] < text + len)
+                continue;
+            c->memo_body[kept] = c->memo_body[i];
+            c->memo[kept++] = c->memo[i];
+        }
+        c->nmemo = kept;
     }
     pol_script_free(script);
     free(script);

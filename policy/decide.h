@@ -17,7 +17,12 @@ struct pol_lookup {
     const char *(*alias)(const void *data, const char *name, size_t *len);
     /* the body of function `name`, or NULL */
     const char *(*function)(const void *data, const char *name, size_t *len);
+    const char *cwd; /* the session's directory, or NULL */
 };
+
+/* What a lookup returns for a definition that exists but cannot be read
+ * (decided opaque). */
+extern const char pol_unreadable[];
 
 struct pol_verdict_builder;
 

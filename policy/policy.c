@@ -105,19 +105,21 @@ static int file_error(struct bsh_error *err, const char *path, const char *what)
 static int read_file(const struct bsh_policy_file *f, char **out, size_t *len,
                      struct bsh_error *err)
 {
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: a FIFO planted as a rule file must not hang the open */
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         char what[256];
         snprintf(what, sizeof(what), "cannot read: %s", strerror(errno));
         return file_error(err, f->path, what);
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    int stat_rc = fstat(fd, &st);
+    if (stat_rc != 0 || !S_ISREG(st.st_mode)) {
+        int e = stat_rc != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         close(fd);
         char what[256];
         snprintf(what, sizeof(what), "cannot read: %s",
-                 strerror(e ? e : EINVAL));
+                 e == EINVAL ? "not a regular file" : strerror(e));
         return file_error(err, f->path, what);
     }
     if (f->kind == BSH_POLICY_FILE_USER) {

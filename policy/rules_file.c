@@ -792,8 +792,11 @@ static char *expand_home(const char *path)
     if (strncmp(path, "~/", 2) != 0)
         return strdup(path);
     const char *home = getenv("HOME");
-    if (home == NULL || *home != '/') {
-        struct passwd *pw = getpwuid(getuid());
+    struct passwd pwd, *pw = NULL;
+    char pwbuf[4096]; // cppcheck-suppress variableScope ; home points in
+    if (home == NULL || *home != '/') { /* getpwuid_r: loads may be threads */
+        if (getpwuid_r(getuid(), &pwd, pwbuf, sizeof(pwbuf), &pw) != 0)
+            pw = NULL;
         home = pw != NULL ? pw->pw_dir : "/";
     }
     size_t n = strlen(home) + strlen(path);
@@ -901,6 +904,10 @@ static int parse_call(struct reader *r, struct bsh_policy *p,
     if (rc == 0) {
         if (known == prefix_rule_args) {
             rc = finish_prefix_rule(r, p, &c, info);
+        } else if (known == host_executable_args && info->untrusted) {
+            /* it widens allow rules: an untrusted file only tightens */
+            warn_at(r, info, c.name_at,
+                    "host_executable ignored in an untrusted project file");
         } else if (known == host_executable_args) {
             rc = finish_host_executable(r, p, &c);
         } else {

@@ -19,6 +19,7 @@ struct session_view {
     bool have_parsed;
     /* alias values, parsed on demand */
     struct pol_script alias_parse;
+    bool unreadable; /* the functions' text could not be parsed */
 };
 
 int pol_session_lookup(const struct bsh_session *session,
@@ -32,15 +33,15 @@ static const char *alias_value(const void *data, const char *name, size_t *len)
     if (r == NULL)
         return NULL;
     pol_script_free(&v->alias_parse);
-    if (pol_bash_parse(NULL, r->text, r->len, &v->alias_parse) != 0 ||
-        v->alias_parse.ncmds == 0)
-        return NULL;
-    const struct pol_simple *c = &v->alias_parse.cmds[0];
-    if (c->nwords < 2 || c->words[1].dynamic)
-        return NULL;
-    const char *eq = memchr(c->words[1].value, '=', c->words[1].len);
-    if (eq == NULL)
-        return NULL;
+    const struct pol_simple *c = NULL;
+    const char *eq = NULL;
+    if (pol_bash_parse(NULL, r->text, r->len, &v->alias_parse) == 0 &&
+        v->alias_parse.ncmds > 0)
+        c = &v->alias_parse.cmds[0];
+    if (c != NULL && c->nwords >= 2 && !c->words[1].dynamic)
+        eq = memchr(c->words[1].value, '=', c->words[1].len);
+    if (eq == NULL) /* an alias is there, its value not readable */
+        return pol_unreadable;
     *len = c->words[1].len - (size_t)(eq + 1 - c->words[1].value);
     return eq + 1;
 }
@@ -49,14 +50,18 @@ static const char *function_body(const void *data, const char *name,
                                  size_t *len)
 {
     struct session_view *v = (struct session_view *)data;
-    if (v->functions == NULL)
+    if (v->functions == NULL ||
+        bsh__state_find(v->state, REC_FUNC, name) == NULL)
         return NULL;
     if (!v->have_parsed) {
         if (pol_bash_parse(NULL, v->functions, strlen(v->functions),
-                           &v->parsed) != 0)
-            return NULL;
+                           &v->parsed) != 0 ||
+            v->parsed.error != NULL)
+            v->unreadable = true;
         v->have_parsed = true;
     }
+    if (v->unreadable)
+        return pol_unreadable; /* a function, its body not readable */
     for (size_t i = 0; i < v->parsed.nfuncs; i++) {
         const struct pol_funcdef *f = &v->parsed.funcs[i];
         if (strcmp(f->name, name) == 0) {
@@ -80,6 +85,7 @@ int pol_session_lookup(const struct bsh_session *session,
     lookup->data = v;
     lookup->alias = alias_value;
     lookup->function = function_body;
+    lookup->cwd = session->cwd;
     *state = v;
     return 0;
 }

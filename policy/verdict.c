@@ -253,6 +253,24 @@ size_t bsh_policy_command_text(const struct bsh_policy_command *c, char *buf,
             put(&o, w, n);
             continue;
         }
+        bool control = false;
+        for (size_t k = 0; k < n && !control; k++)
+            control = (unsigned char)w[k] < 0x20 || w[k] == 0x7f;
+        if (control) { /* $'...': a control byte shown, never sent to a tty */
+            put(&o, "$'", 2);
+            for (size_t k = 0; k < n; k++) {
+                unsigned char b = (unsigned char)w[k];
+                if (b < 0x20 || b == 0x7f || b == '\'' || b == '\\') {
+                    char esc[8];
+                    int len = snprintf(esc, sizeof(esc), "\\x%02x", b);
+                    put(&o, esc, (size_t)len);
+                } else {
+                    put(&o, w + k, 1);
+                }
+            }
+            put(&o, "'", 1);
+            continue;
+        }
         put(&o, "'", 1);
         for (size_t k = 0; k < n; k++) {
             if (w[k] == '\'')

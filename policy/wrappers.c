@@ -123,7 +123,7 @@ static const struct pol_wrapper wrappers[] = {
            "preserve-groups", "stdin", "shell", "version", "validate", "bell"),
      .long_args = L("close-from", "chdir", "group", "host", "prompt", "chroot",
                     "role", "type", "command-timeout", "other-user", "user"),
-     .no_command = "eKklVv",
+     .no_command = "eKlVv",
      .mode = W_SUDO},
     {.name = "doas",
      .privilege = true,
