@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { EXIT_DENIED = 1, EXIT_BAD_POLICY = 2, EXIT_ASKS = 3 };
 
@@ -78,7 +79,11 @@ int cmd_check(const struct cli_args *a)
         return EXIT_BSH_FAILED;
     }
     struct bsh_policy_verdict v;
-    int d = bsh_policy_decide(p, a->text, strlen(a->text), cs.session, &v);
+    /* relative write targets: from here, or from the session's place */
+    char *cwd = cs.session == NULL ? getcwd(NULL, 0) : NULL;
+    int d = bsh_policy_decide_run(p, NULL, a->text, strlen(a->text), cs.session,
+                                  cwd, NULL, 0, &v);
+    free(cwd);
     if (cs.session != NULL)
         cli_session_close(&cs, false, NULL, 0);
     if (d < 0) {

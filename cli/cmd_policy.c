@@ -114,7 +114,11 @@ static int explain_one(const struct cli_args *a, const struct bsh_policy *p,
         return EXIT_DENY;
     }
     struct bsh_policy_verdict v;
-    int d = bsh_policy_decide(p, command, len, session, &v);
+    /* relative write targets: from here, or from the session's place */
+    char *cwd = session == NULL ? getcwd(NULL, 0) : NULL;
+    int d =
+        bsh_policy_decide_run(p, NULL, command, len, session, cwd, NULL, 0, &v);
+    free(cwd);
     if (d < 0) {
         cli_error("out of memory");
         return EXIT_BSH_FAILED;

@@ -194,9 +194,9 @@ policy_setup(const struct policy_options *o, struct bsh_policy **out,
         if (copy == NULL)
             l.failed = true;
         free(copy);
-    } else {
-        user_files(&l);
     }
+    if (o->nfiles == 0 && l.n == 0 && !l.failed) /* BSH_POLICY=":" is unset */
+        user_files(&l);
     if (o->project)
         project_file(&l, o);
     if (l.failed) {

@@ -108,6 +108,7 @@ struct bsh__session_run {
     char comm[16];   /* bash's name when it ended, "" unknown */
     size_t too_big;  /* the bytes, for BSH_UNSAVED_TOO_BIG */
     bool used;       /* the run is (was) in a session */
+    bool readonly;   /* a read-only run: its end saves nothing */
 };
 
 /* Attaches the run (`stream`) to `o->session` and prepares it: the two

@@ -43,6 +43,7 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     r->used = true;
     r->state = BSH_SESSION_PENDING;
     r->session = s;
+    r->readonly = o->sandbox.readonly;
     s->attached = stream;
     const char *start = o->cwd != NULL && o->cwd[0] != '\0' ? o->cwd : NULL;
     if (start == NULL && is_dir(s->cwd))
@@ -139,6 +140,7 @@ static void set_note(struct bsh__session_run *r, enum bsh_unsaved why)
         [BSH_UNSAVED_NOT_SAVED] = "bash ended without saving",
         [BSH_UNSAVED_NOT_READ] = "the state bash saved could not be read",
         [BSH_UNSAVED_NOT_STARTED] = "the run did not start",
+        [BSH_UNSAVED_READONLY] = "a read-only run changes nothing",
     };
     r->state = BSH_SESSION_UNCHANGED;
     r->unsaved = why;
@@ -261,7 +263,11 @@ void bsh__session_run_end(struct bsh__session_run *r, int status,
         r->state = BSH_SESSION_DETACHED;
         return;
     }
-    save(r, status, reason, limit);
+    if (r->readonly) /* not even its shell state: a later run must not
+                        inherit what it set (PATH, a function) */
+        set_note(r, BSH_UNSAVED_READONLY);
+    else
+        save(r, status, reason, limit);
     free(r->end_cwd);
     r->end_cwd = strdup(r->session->cwd);
     r->session->attached = NULL;

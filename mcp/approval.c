@@ -37,6 +37,10 @@ static json_t *elicit_params(const struct approval_question *q)
     json_t *p = json_pack("{s:s, s:s, s:o}", "mode", "form", "message", message,
                           "requestedSchema", requested_schema());
     free(message);
+    if (p != NULL && q->task_id != NULL) /* the task that waits for it */
+        json_object_set_new(
+            p, "_meta",
+            json_pack("{s:{s:s}}", META_RELATED_TASK, "taskId", q->task_id));
     return p;
 }
 
@@ -273,6 +277,17 @@ int approval_modern_answer(struct registry *g, json_t *call_id, json_t *params,
 
 void approval_cancel(struct registry *g, json_t *call_id)
 {
+    for (struct approved_call **p = &g->approvals.approved; *p != NULL;) {
+        struct approved_call *c = *p; /* approved, not yet started */
+        if (json_equal(c->call_id, call_id)) {
+            *p = c->next;
+            json_decref(c->call_id);
+            free(c->command);
+            free(c);
+        } else {
+            p = &c->next;
+        }
+    }
     for (struct approval **p = &g->approvals.first; *p != NULL;) {
         struct approval *a = *p;
         if (!a->modern && json_equal(a->call_id, call_id)) {
@@ -331,6 +346,14 @@ double approval_advance(struct registry *g)
         p = &a->next;
     }
     return next;
+}
+
+size_t approval_waiting(const struct registry *g)
+{
+    size_t n = 0;
+    for (const struct approval *a = g->approvals.first; a != NULL; a = a->next)
+        n++;
+    return n;
 }
 
 bool approval_client_elicits(json_t *init_params)

@@ -19,6 +19,10 @@
 struct registry;
 struct calls;
 
+/* At most this many questions wait in one space (a client that asks
+ * without end must not grow the server); past it an ask is refused. */
+#define APPROVALS_WAITING_MAX 64
+
 /* A question put to the client, waiting for its answer. */
 struct approval {
     struct approval *next;
@@ -57,6 +61,7 @@ struct approval_question {
     json_t *policy;             /* taken */
     json_t *remember;           /* taken */
     int64_t call_timeout_ms;    /* the call's own deadline; < 0: none */
+    const char *task_id;        /* legacy: the task that waits, or NULL */
 };
 
 /* Legacy: sends elicitation/create for the call and holds it. False when
@@ -81,12 +86,16 @@ bool approval_reply(struct registry *g, struct calls *calls, json_t *id,
 /* Whether a person approved call `id` for `command` (consumed). */
 bool approval_take(struct registry *g, json_t *id, const char *command);
 
-/* notifications/cancelled for a tools/call that waits for an answer. */
+/* notifications/cancelled for a tools/call that waits for an answer (or
+ * was approved and waits for its session). */
 void approval_cancel(struct registry *g, json_t *call_id);
 
 /* Refuses the questions whose time is up, and tells the calls that
  * wait (progress). The ms until the next is due, or -1. */
 double approval_advance(struct registry *g);
+
+/* How many questions wait for an answer. */
+size_t approval_waiting(const struct registry *g);
 
 /* Whether the client of a legacy session can elicit, from initialize's
  * params. */

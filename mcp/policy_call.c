@@ -14,10 +14,12 @@
 #include "policy_json.h"
 #include "reply.h"
 #include "rpc.h"
+#include "task.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NEEDS_A_PERSON                                                       \
     "This command needs a person's approval and this client cannot ask for " \
@@ -82,12 +84,14 @@ static void deny(json_t *id, const struct bsh_policy_verdict *v,
     free(text);
 }
 
-/* The words of every `ask` that a rule or the default gave (not an
- * opaque one), to remember when a person says so. */
+/* The words to remember when a person says so: those of the command the
+ * question showed (CMD), when a rule or the default asked about it (an
+ * opaque one is never remembered). Other commands of the line that ask
+ * run this once, with the line, and ask again next time. */
 static json_t *words_to_remember(const struct bsh_policy_verdict *v)
 {
     json_t *list = json_array();
-    for (size_t i = 0; i < v->ncommands; i++) {
+    for (size_t i = v->decider; i < v->ncommands && i == v->decider; i++) {
         const struct bsh_policy_command *c = &v->commands[i];
         if (c->decision != BSH_ASK || c->reason != NULL || c->nwords == 0)
             continue;
@@ -109,6 +113,30 @@ static bool modern_client_elicits(json_t *params)
            (json_object_size(e) == 0 || json_object_get(e, "form") != NULL);
 }
 
+/* Legacy, a call that asked for a task: the task is made at once and
+ * waits in input_required; the question is about it, and the call is held
+ * under the task's private id until a person answers (task.h). */
+static bool ask_for_task(struct registry *g, struct gate_call *gc,
+                         struct approval_question *q)
+{
+    json_t *held = NULL;
+    struct task *t = task_pending(
+        g, json_object_get(json_object_get(gc->params, "task"), "ttl"), &held);
+    if (t == NULL)
+        return false;
+    q->task_id = t->id;
+    /* the question first: over HTTP it goes on the call's own stream,
+     * which the call's answer ends */
+    if (!approval_ask(g, held, gc->params, q)) {
+        task_pending_drop(g, t);
+        json_decref(held);
+        return false;
+    }
+    json_decref(held);
+    task_pending_created(g, t, gc->id);
+    return true;
+}
+
 static enum policy_gate ask(struct registry *g, struct gate_call *gc,
                             const struct bsh_policy_verdict *v, const char *cmd,
                             const char *why)
@@ -116,6 +144,19 @@ static enum policy_gate ask(struct registry *g, struct gate_call *gc,
     const struct mcp_config *cfg = g->cfg;
     bool elicits = gc->modern ? modern_client_elicits(gc->params)
                               : g->approvals.client_elicits;
+    if (cfg->ask_elicit && elicits &&
+        approval_waiting(g) >= APPROVALS_WAITING_MAX) {
+        char *text = NULL;
+        if (asprintf(&text,
+                     "policy: approval needed: %s (%s)\n%d commands already "
+                     "wait for a person's approval; answer those first.",
+                     cmd, why, APPROVALS_WAITING_MAX) < 0)
+            text = NULL;
+        refusal(gc->id, text != NULL ? text : "policy: approval needed",
+                policy_object(v));
+        free(text);
+        return GATE_ANSWERED;
+    }
     if (cfg->ask_elicit && elicits) {
         struct approval_question q = {
             .command = gc->command,
@@ -129,6 +170,9 @@ static enum policy_gate ask(struct registry *g, struct gate_call *gc,
         bool ok = true;
         if (gc->modern)
             approval_ask_modern(g, gc->id, &q);
+        else if (json_is_object(json_object_get(gc->params, "task")) &&
+                 !json_is_object(gc->id))
+            ok = ask_for_task(g, gc, &q);
         else
             ok = approval_ask(g, gc->id, gc->params, &q);
         json_decref(q.policy);
@@ -174,8 +218,15 @@ enum policy_gate policy_gate(struct registry *g, struct gate_call *gc)
         approved = answer == 1;
     }
     struct bsh_policy_verdict v;
-    int d = bsh_policy_decide_with(p, g->approvals.overlay, gc->command,
-                                   strlen(gc->command), gc->session, &v);
+    /* relative write targets: from the call's directory, else the
+     * session's, else the server's (where such a run starts) */
+    char *cwd = gc->cwd != NULL       ? realpath(gc->cwd, NULL)
+                : gc->session == NULL ? getcwd(NULL, 0)
+                                      : NULL;
+    int d = bsh_policy_decide_run(p, g->approvals.overlay, gc->command,
+                                  strlen(gc->command), gc->session, cwd,
+                                  gc->env, gc->env_count, &v);
+    free(cwd);
     if (d < 0) {
         rpc_result(gc->id, reply_tool_error("out of memory"));
         return GATE_ANSWERED;

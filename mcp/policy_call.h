@@ -25,6 +25,9 @@ struct gate_call {
     const struct bsh_session *session; /* its shell state, or NULL */
     const char *session_name;          /* or NULL */
     int64_t timeout_ms;                /* the call's own; < 0: none */
+    const char *cwd;                   /* the call's `cwd`, or NULL */
+    const struct bsh_env_var *env;     /* the call's `env`, on top */
+    size_t env_count;
     /* GATE_READONLY: the note of its first reply, and the verdict
      * (malloc'd, and a new reference: the caller frees them). */
     char *readonly_note;

@@ -8,10 +8,20 @@
 #include <string.h>
 
 static struct transport *conn;
+static rpc_sink_fn *private_sink;
+static void *private_ctx;
 
 void rpc_open(struct transport *t)
 {
     conn = t;
+    private_sink = NULL;
+    private_ctx = NULL;
+}
+
+void rpc_sink(rpc_sink_fn *sink, void *ctx)
+{
+    private_sink = sink;
+    private_ctx = ctx;
 }
 
 static void send_message(json_t *msg, bool droppable)
@@ -40,6 +50,13 @@ bool rpc_answer_modern(bool modern)
 
 void rpc_result(json_t *id, json_t *result)
 {
+    if (json_is_object(id)) { /* private: never the client's */
+        if (private_sink != NULL)
+            private_sink(private_ctx, id, result, NULL);
+        else
+            json_decref(result);
+        return;
+    }
     if (answering_modern)
         era_mark_result(result);
     send_message(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
@@ -52,6 +69,12 @@ void rpc_result(json_t *id, json_t *result)
  * an error without one, and none takes `"id": null`. */
 void rpc_error_data(json_t *id, int code, const char *message, json_t *data)
 {
+    if (json_is_object(id)) {
+        if (private_sink != NULL)
+            private_sink(private_ctx, id, NULL, message);
+        json_decref(data);
+        return;
+    }
     json_t *error = json_pack("{s:i, s:s}", "code", code, "message", message);
     if (data != NULL)
         json_object_set_new(error, "data", data);

@@ -28,6 +28,14 @@ void rpc_result(json_t *id, json_t *result);
 void rpc_error(json_t *id, int code, const char *message);
 void rpc_error_data(json_t *id, int code, const char *message, json_t *data);
 
+/* Answers to a request the server made itself (a private id: a JSON
+ * object, which no client can send) go to `sink` instead of the client;
+ * `sink` takes the result, or gets the error's message. Set after each
+ * rpc_open(), which clears it. */
+typedef void rpc_sink_fn(void *ctx, json_t *id, json_t *result,
+                         const char *error);
+void rpc_sink(rpc_sink_fn *sink, void *ctx);
+
 /* Results from now on answer a request of the modern era (true) or the
  * legacy one; returns what was set before. */
 bool rpc_answer_modern(bool modern);

@@ -28,6 +28,14 @@ void space_init(struct mcp_space *s, const struct mcp_config *cfg,
     "bash_run runs a bash command line (bash -c) and returns its output " \
     "and exit status."
 
+/* Messages go to this space's client from now on; answers to the calls
+ * the server holds for a task go to the task. */
+static void speak(struct mcp_space *s)
+{
+    rpc_open(s->out);
+    rpc_sink(task_answer, &s->runs);
+}
+
 static json_t *initialize_result(json_t *params)
 {
     const char *version =
@@ -90,10 +98,13 @@ static void serve(struct mcp_space *s, const char *method, json_t *id,
     } else if (strncmp(method, "tasks/", 6) == 0 && request) {
         task_request(&s->runs, method, id, params, modern);
     } else if (strcmp(method, "notifications/cancelled") == 0 && !request) {
-        call_cancel(&s->calls, json_object_get(params, "requestId"));
-        approval_cancel(&s->runs, json_object_get(params, "requestId"));
-        sessions_cancel(&s->runs.sessions,
-                        json_object_get(params, "requestId"));
+        json_t *rid = json_object_get(params, "requestId");
+        if (json_is_string(rid) || json_is_integer(rid)) { /* never a call
+                                                     the server holds */
+            call_cancel(&s->calls, rid);
+            approval_cancel(&s->runs, rid);
+            sessions_cancel(&s->runs.sessions, rid);
+        }
     } else if (request) {
         char why[160];
         snprintf(why, sizeof(why), "Method not found: %.100s", method);
@@ -120,7 +131,7 @@ static void dispatch(struct mcp_space *s, const char *method, json_t *id,
 
 void space_message(struct mcp_space *s, const char *text, size_t len)
 {
-    rpc_open(s->out);
+    speak(s);
     json_error_t jerr;
     /* \u0000 is valid JSON: a command holding it gets a tool error. */
     json_t *msg = json_loadb(text, len, JSON_ALLOW_NUL, &jerr);
@@ -162,14 +173,14 @@ void space_message(struct mcp_space *s, const char *text, size_t len)
 
 void space_refused(struct mcp_space *s, const char *why)
 {
-    rpc_open(s->out);
+    speak(s);
     rpc_error(NULL, RPC_PARSE_ERROR, why);
 }
 
 double space_advance(struct mcp_space *s)
 {
     struct registry *g = &s->runs;
-    rpc_open(s->out);
+    speak(s);
     registry_pump(g);
     double next = tool_resume_waiting(g, &s->calls);
     mono_soonest(&next, call_advance(g, &s->calls));
@@ -188,7 +199,7 @@ void space_cancel_runs(struct mcp_space *s)
 
 void space_end(struct mcp_space *s)
 {
-    rpc_open(s->out);
+    speak(s);
     task_end_all(&s->runs);
     call_end_all(&s->calls);
     registry_end_all(&s->runs);

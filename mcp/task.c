@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "task.h"
+#include "approval.h"
 #include "era.h"
 #include "mono.h"
 #include "reply.h"
@@ -70,7 +71,18 @@ static void status_message(const struct task *t, char *buf, size_t size)
 {
     const struct mcp_run *r = t->run;
     if (t->status == TASK_CANCELLED)
-        snprintf(buf, size, "cancelled: its run was killed");
+        snprintf(buf, size, "cancelled: %s",
+                 t->ran ? "its run was killed" : "its command never ran");
+    else if (terminal(t->status) && !t->ran)
+        snprintf(buf, size, "its command did not run: the result says why");
+    else if (r == NULL && t->status == TASK_INPUT_REQUIRED)
+        snprintf(buf, size,
+                 "the command waits for a person's approval "
+                 "(elicitation/create)");
+    else if (r == NULL)
+        snprintf(buf, size,
+                 "the command waits for a person's approval or "
+                 "for its session");
     else if (terminal(t->status))
         snprintf(buf, size, "the command ended%s",
                  t->status == TASK_FAILED ? " with an error or a non-zero "
@@ -127,13 +139,13 @@ static json_t *task_json(const struct task *t)
     return o;
 }
 
-void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
-                bool modern)
+/* A new task, working, without a run yet. NULL when out of memory. */
+static struct task *task_new(struct registry *g, json_t *ttl, bool modern)
 {
     struct task *t = calloc(1, sizeof(*t));
-    if (t == NULL) {
-        rpc_result(id, reply_tool_error("out of memory"));
-        return;
+    if (t == NULL || (t->waiters = json_array()) == NULL) {
+        free(t);
+        return NULL;
     }
     unsigned char rnd[6] = {0};
     if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) < 0)
@@ -143,9 +155,7 @@ void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
     snprintf(t->id, sizeof(t->id), "task-%u-%02x%02x%02x%02x%02x%02x%s%s",
              t->number, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5],
              instance != NULL ? "@" : "", instance != NULL ? instance : "");
-    t->run = r;
     t->modern = modern;
-    t->waiters = json_array();
     t->ttl_ms = TASK_TTL_DEFAULT_MS;
     if (json_is_integer(ttl))
         t->ttl_ms = json_integer_value(ttl) < TASK_TTL_MIN_MS ? TASK_TTL_MIN_MS
@@ -155,11 +165,16 @@ void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
     t->created_ms = mono_ms();
     stamp(t->created, sizeof(t->created));
     touch(t, TASK_WORKING);
-    r->waited_on = true; /* the task reads it; no call may */
     t->next = g->tasks;
     g->tasks = t;
+    return t;
+}
+
+/* The answer to the call that made task `t`. */
+static void answer_created(const struct task *t, json_t *id)
+{
     json_t *shown = task_json(t);
-    if (modern) {
+    if (t->modern) {
         json_object_set_new(shown, "resultType", json_string("task"));
         rpc_result(id, shown);
     } else {
@@ -167,13 +182,34 @@ void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
     }
 }
 
+static void follow_run(struct task *t, struct mcp_run *r)
+{
+    t->run = r;
+    t->ran = true;
+    r->waited_on = true; /* the task reads it; no call may */
+}
+
+void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
+                bool modern)
+{
+    struct task *t = task_new(g, ttl, modern);
+    if (t == NULL) {
+        rpc_result(id, reply_tool_error("out of memory"));
+        return;
+    }
+    follow_run(t, r);
+    answer_created(t, id);
+}
+
 /* The result tasks/result gives: the call's own, tied to the task. */
 static json_t *payload(const struct task *t)
 {
     json_t *result =
-        t->result != NULL
-            ? json_deep_copy(t->result)
-            : reply_tool_error("the task was cancelled: its run was killed");
+        t->result != NULL ? json_deep_copy(t->result)
+        : t->ran
+            ? reply_tool_error("the task was cancelled: its run was killed")
+            : reply_tool_error("the task was cancelled before its "
+                               "command ran");
     json_t *meta = json_object_get(result, "_meta");
     if (meta == NULL) {
         meta = json_object();
@@ -216,7 +252,7 @@ static void bound_ended(struct registry *g)
         size_t count = 0, bytes = 0;
         struct task **oldest = NULL;
         for (struct task **pp = &g->tasks; *pp != NULL; pp = &(*pp)->next) {
-            if ((*pp)->run != NULL || json_array_size((*pp)->waiters) > 0)
+            if (!terminal((*pp)->status) || json_array_size((*pp)->waiters) > 0)
                 continue;
             count++;
             bytes += (*pp)->bytes;
@@ -258,6 +294,87 @@ static void cancel(struct task *t)
         t->run = NULL;
     }
     touch(t, TASK_CANCELLED);
+    notify_status(t);
+    answer_waiters(t);
+}
+
+/* ---- tasks whose command waits for approval --------------------------------
+ */
+
+static json_t *held_id_of(const struct task *t)
+{
+    return json_pack("{s:s}", "taskId", t->id);
+}
+
+/* The task a held call's id names, while it has not ended. */
+static struct task *held_task(struct registry *g, json_t *held_id)
+{
+    struct task *t = find(g, held_id);
+    return t != NULL && !terminal(t->status) ? t : NULL;
+}
+
+struct task *task_pending(struct registry *g, json_t *ttl, json_t **held_id)
+{
+    struct task *t = task_new(g, ttl, false);
+    if (t != NULL && (*held_id = held_id_of(t)) == NULL) {
+        task_pending_drop(g, t);
+        t = NULL;
+    }
+    return t;
+}
+
+void task_pending_created(struct registry *g, struct task *t, json_t *id)
+{
+    (void)g;
+    answer_created(t, id);
+    touch(t, TASK_INPUT_REQUIRED);
+    notify_status(t);
+}
+
+void task_pending_drop(struct registry *g, struct task *t)
+{
+    for (struct task **pp = &g->tasks; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            task_free(t);
+            return;
+        }
+    }
+}
+
+bool task_pending_approved(struct registry *g, json_t *held_id)
+{
+    struct task *t = held_task(g, held_id);
+    if (t == NULL || t->run != NULL)
+        return false;
+    if (t->status != TASK_WORKING) {
+        touch(t, TASK_WORKING);
+        notify_status(t);
+    }
+    return true;
+}
+
+bool task_pending_attach(struct registry *g, json_t *held_id, struct mcp_run *r)
+{
+    if (!task_pending_approved(g, held_id))
+        return false;
+    follow_run(held_task(g, held_id), r);
+    return true;
+}
+
+void task_answer(void *ctx, json_t *held_id, json_t *result, const char *error)
+{
+    struct task *t = held_task(ctx, held_id);
+    if (t == NULL || t->run != NULL) { /* its answer is the run's */
+        json_decref(result);
+        return;
+    }
+    t->result = result != NULL
+                    ? result
+                    : reply_tool_error(error != NULL ? error : "error");
+    bool failed = json_is_true(json_object_get(t->result, "isError"));
+    t->bytes = json_dumpb(t->result, NULL, 0, JSON_COMPACT);
+    touch(t, failed ? TASK_FAILED : TASK_COMPLETED);
     notify_status(t);
     answer_waiters(t);
 }
@@ -364,7 +481,15 @@ void task_request(struct registry *g, const char *method, json_t *id,
                       "The task has already ended: it cannot be cancelled");
             return;
         }
+        bool held = t->run == NULL && !t->ran;
         cancel(t);
+        if (held) { /* its question, or its approved call that waits for
+                       the session, goes too (after: the task has ended) */
+            json_t *h = held_id_of(t);
+            approval_cancel(g, h);
+            sessions_cancel(&g->sessions, h);
+            json_decref(h);
+        }
         rpc_result(id, modern ? json_object() : task_json(t));
         bound_ended(g); /* t was answered: it may go now */
     } else if (strcmp(method, "tasks/result") == 0 && !modern) {
@@ -410,6 +535,10 @@ double task_advance(struct registry *g)
         if (t->run != NULL) { /* its end wakes the server; a wait not */
             if (t->run->pty && (next < 0 || RUN_LOOK_MS < next))
                 next = RUN_LOOK_MS;
+            pp = &t->next;
+            continue;
+        }
+        if (!terminal(t->status)) { /* waits for approval: kept */
             pp = &t->next;
             continue;
         }

@@ -37,6 +37,7 @@ struct task {
     char created[32], updated[32];
     double created_ms, updated_ms;
     int64_t ttl_ms;
+    bool ran;             /* a run was started for it */
     unsigned input_round; /* modern: the input request now shown */
     unsigned number;      /* in order of creation: tasks/list's cursor */
     size_t bytes;         /* of `result`, as JSON */
@@ -55,6 +56,29 @@ struct task {
  * `params.task.ttl`, or NULL. */
 void task_start(struct registry *g, json_t *id, struct mcp_run *r, json_t *ttl,
                 bool modern);
+
+/* Legacy: a bash_run task whose command waits for a person's approval
+ * (SPEC 13.9). task_pending() makes the task, without a run, and its
+ * private id: the call is held under that id (rpc_sink()), so that what
+ * would answer it (the run, a refusal, an error) goes to the task.
+ * task_pending_created() then answers the client's call `id` with the
+ * task and puts it in input_required. */
+struct task *task_pending(struct registry *g, json_t *ttl, json_t **held_id);
+void task_pending_created(struct registry *g, struct task *t, json_t *id);
+/* Drops a pending task that was never shown. */
+void task_pending_drop(struct registry *g, struct task *t);
+
+/* The held call was approved: the task is working again. False when the
+ * task is gone or ended (cancelled): then nothing must start. */
+bool task_pending_approved(struct registry *g, json_t *held_id);
+
+/* The held call's run started: the task follows it from now on. False
+ * when the task is gone or ended; the caller drops the run. */
+bool task_pending_attach(struct registry *g, json_t *held_id,
+                         struct mcp_run *r);
+
+/* rpc_sink(): an answer to a held call ends its task with it. */
+void task_answer(void *ctx, json_t *held_id, json_t *result, const char *error);
 
 /* The tasks/... requests; `modern` is the era of the request. */
 void task_request(struct registry *g, const char *method, json_t *id,

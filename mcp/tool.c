@@ -181,6 +181,10 @@ static struct mcp_session *call_session(const struct tool_ctx *t,
 static void bash_run(const struct tool_ctx *t)
 {
     const struct mcp_config *cfg = t->g->cfg;
+    /* a call held for its task, approved: nothing if the task was
+     * cancelled meanwhile */
+    if (json_is_object(t->id) && !task_pending_approved(t->g, t->id))
+        return;
     json_t *cmd = tool_arg(&t->args, "command");
     json_t *input = tool_arg(&t->args, "input");
     if (strlen(json_string_value(cmd)) != json_string_length(cmd)) {
@@ -232,15 +236,18 @@ static void bash_run(const struct tool_ctx *t)
         return;
     }
     struct gate_call gc = {
-        t->id,
-        t->params,
-        t->modern,
-        rq.command,
-        session != NULL ? session->state : NULL,
-        session != NULL ? session->name : NULL,
-        tool_arg(&t->args, "timeout_ms") != NULL ? rq.timeout_ms : -1,
-        NULL,
-        NULL};
+        .id = t->id,
+        .params = t->params,
+        .modern = t->modern,
+        .command = rq.command,
+        .session = session != NULL ? session->state : NULL,
+        .session_name = session != NULL ? session->name : NULL,
+        .timeout_ms =
+            tool_arg(&t->args, "timeout_ms") != NULL ? rq.timeout_ms : -1,
+        .cwd = cwd,
+        .env = env,
+        .env_count = env_count,
+    };
     enum policy_gate gate = cfg->dry_run ? GATE_RUN : policy_gate(t->g, &gc);
     if (gate == GATE_ANSWERED || gate == GATE_WAITING) {
         free(env);
@@ -273,6 +280,11 @@ static void bash_run(const struct tool_ctx *t)
         return;
     }
     json_t *task = json_object_get(t->params, "task");
+    if (json_is_object(t->id)) { /* held for its task: approved (task.h) */
+        if (!task_pending_attach(t->g, t->id, r))
+            registry_drop_run(t->g, r);
+        return;
+    }
     if (json_is_object(task)) { /* legacy: the client asked for a task */
         task_start(t->g, t->id, r, json_object_get(task, "ttl"), false);
         return;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The walk: see bash_tree.h. */
 #include "bash_tree.h"
+#include "command_effects.h"
 #include "misread.h"
 #include "node_kind.h"
 
@@ -399,6 +400,31 @@ static void add_node_word(struct walk *wk, struct pol_simple *c, TSNode n,
     add_word(wk, c, &w);
 }
 
+static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic,
+                               struct pol_simple *into);
+static bool ident_char(char c, bool first);
+
+/* Whether assigning `value` (a node, maybe null: empty) to listed `name`
+ * is harmless all the same (pol_listed_assignment()): only a value with
+ * no expansion is known. */
+static bool plain_value(const struct walk *wk, TSNode value, const char *name)
+{
+    char text[64];
+    size_t o = 0;
+    if (!ts_node_is_null(value)) {
+        size_t s = ts_node_start_byte(value), e = ts_node_end_byte(value);
+        for (size_t i = s; i < e; i++) {
+            char ch = wk->text[i];
+            if (ch == '$' || ch == '`' || ch == '\\' || o + 1 >= sizeof(text))
+                return false;
+            if (ch != '\'' && ch != '"')
+                text[o++] = ch;
+        }
+    }
+    text[o] = '\0';
+    return !pol_listed_assignment(name, text);
+}
+
 static void add_assign_name(struct walk *wk, struct pol_simple *c,
                             TSNode assignment)
 {
@@ -411,8 +437,20 @@ static void add_assign_name(struct walk *wk, struct pol_simple *c,
             name = inner;
     }
     size_t s = ts_node_start_byte(name), e = ts_node_end_byte(name);
-    char **v = realloc(c->assigns, (c->nassigns + 1) * sizeof(*v));
+    TSNode value = ts_node_child_by_field_name(assignment, "value", 5);
+    if (!ts_node_is_null(value)) {
+        hidden_assignments(wk, value, true, c);
+        size_t vs = ts_node_start_byte(value);
+        /* x='a[$(id)]': evaluated if x has the integer attribute */
+        if (pol_quoted_subscript(wk->text + vs, ts_node_end_byte(value) - vs))
+            wk->out->error = "eval of a dynamic string";
+    }
     char *d = dup_bytes(wk->text + s, e - s);
+    if (d != NULL && pol_listed_name(d) && plain_value(wk, value, d)) {
+        free(d); /* LANG=C.UTF-8: not a listed assignment */
+        return;
+    }
+    char **v = realloc(c->assigns, (c->nassigns + 1) * sizeof(*v));
     if (v == NULL || d == NULL) {
         if (v != NULL)
             c->assigns = v;
@@ -611,6 +649,42 @@ static void note_redirects(struct walk *wk, TSNode n)
     wk->stdin_len = len;
 }
 
+/* Whether [s, e) is a word bash reads as part of a redirection that
+ * follows it: a number (2>x) or {NAME} ({fd}>x). */
+static bool fd_number_before(const char *t, size_t s, size_t e)
+{
+    bool digits = e > s;
+    for (size_t i = s; i < e; i++)
+        digits &= t[i] >= '0' && t[i] <= '9';
+    return digits || (e - s >= 3 && t[s] == '{' && t[e - 1] == '}');
+}
+
+/* `{NAME}>FILE`: bash reads a word {NAME} right before a redirection
+ * operator as "open FILE and assign its fd number to NAME"; the tree
+ * reads a word. NAME is assigned (so {PATH}>x is caught), no word. */
+static bool varname_redirect(struct walk *wk, struct pol_simple *c, TSNode k)
+{
+    size_t s = ts_node_start_byte(k), e = ts_node_end_byte(k);
+    const char *t = wk->text;
+    if (e - s < 3 || e >= wk->len || t[s] != '{' || t[e - 1] != '}' ||
+        (t[e] != '<' && t[e] != '>') || !ident_char(t[s + 1], true))
+        return false;
+    for (size_t i = s + 2; i < e - 1; i++)
+        if (!ident_char(t[i], false))
+            return false;
+    char **v = realloc(c->assigns, (c->nassigns + 1) * sizeof(*v));
+    char *d = dup_bytes(t + s + 1, e - s - 2);
+    if (v != NULL)
+        c->assigns = v;
+    if (v == NULL || d == NULL) {
+        free(d);
+        wk->nomem = true;
+        return true;
+    }
+    v[c->nassigns++] = d;
+    return true;
+}
+
 static void visit_command(struct walk *wk, TSNode n)
 {
     struct pol_simple *c = new_simple(wk, n);
@@ -629,12 +703,14 @@ static void visit_command(struct walk *wk, TSNode n)
                 TSNode w = ts_node_named_child(k, 0);
                 size_t e = ts_node_end_byte(k);
                 /* `0<<<x rm`: bash reads 0<<< as a redirection, the tree
-                 * reads 0 as the command's name */
-                if (e < wk->len && (wk->text[e] == '<' || wk->text[e] == '>'))
+                 * reads 0 as the command's name (`ls>x` is read alike) */
+                if (e < wk->len && (wk->text[e] == '<' || wk->text[e] == '>') &&
+                    fd_number_before(wk->text, ts_node_start_byte(k), e))
                     wk->out->error = "parse error";
                 add_node_word(wk, c, ts_node_is_null(w) ? k : w, true);
             } else if (field != NULL && strcmp(field, "argument") == 0) {
-                add_node_word(wk, c, k, false);
+                if (!varname_redirect(wk, c, k))
+                    add_node_word(wk, c, k, false);
             } else if (strcmp(t, "herestring_redirect") == 0) {
                 inputs++;
                 free(c->stdin_text);
@@ -747,9 +823,13 @@ static void visit_file_redirect(struct walk *wk, TSNode n)
         return;
     }
     if (strcmp(op, ">&") == 0) {
-        /* `>&N` and `>&-` duplicate; `>&FILE` writes FILE (as `&>`) */
-        bool digits = target.len > 0;
-        for (size_t i = 0; i < target.len; i++)
+        /* `>&N`, `>&N-` and `>&-` duplicate or move; `>&FILE` writes
+         * FILE (as `&>`) */
+        size_t len = target.len;
+        if (len > 1 && target.value[len - 1] == '-')
+            len--;
+        bool digits = len > 0;
+        for (size_t i = 0; i < len; i++)
             digits = digits && target.value[i] >= '0' && target.value[i] <= '9';
         writes = target.dynamic || !(digits || strcmp(target.value, "-") == 0);
     }
@@ -793,14 +873,28 @@ static size_t assign_op(const char *p, const char *end)
     return 0;
 }
 
+static bool listed_range(const char *p, size_t n)
+{
+    char name[64];
+    if (n >= sizeof(name))
+        return false;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    return pol_listed_name(name);
+}
+
 /* Names that arithmetic (or ${NAME=...}) may assign in text [s, e):
  * NAME followed by an assignment operator, or next to ++ or --. Each
- * becomes an assignment alone, so that a listed one (PATH) is caught. */
-static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic)
+ * becomes an assignment alone, so that a listed one (PATH) is caught.
+ * With `into`, only listed names, added to that command: an assignment's
+ * value, which bash evaluates as arithmetic when the variable has the
+ * integer attribute (x=PATH=1 after declare -i x, maybe in a session). */
+static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic,
+                               struct pol_simple *into)
 {
     const char *t = wk->text;
     size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    struct pol_simple *c = NULL;
+    struct pol_simple *c = into;
     for (size_t i = s; i < e; i++) {
         if (!ident_char(t[i], true) || (i > s && ident_char(t[i - 1], false)))
             continue;
@@ -825,7 +919,7 @@ static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic)
                        ((k < e && t[k] == '=') ||
                         (k + 1 < e && t[k] == ':' && t[k + 1] == '='));
         }
-        if (!assigned) {
+        if (!assigned || (into != NULL && !listed_range(t + i, j - i))) {
             i = j;
             continue;
         }
@@ -952,10 +1046,10 @@ static bool visit(struct walk *wk, TSNode n, enum pol_kind k,
     case PK_SUBSCRIPT:
     case PK_TEST_COMMAND:
     case PK_CSTYLE_FOR:
-        hidden_assignments(wk, n, true);
+        hidden_assignments(wk, n, true, NULL);
         break;
     case PK_EXPANSION:
-        hidden_assignments(wk, n, false);
+        hidden_assignments(wk, n, false, NULL);
         break;
     case PK_REDIRECTED:
         note_redirects(wk, n);

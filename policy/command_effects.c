@@ -64,13 +64,56 @@ bool pol_listed_name(const char *name)
                                          "POSIXLY_CORRECT",
                                          "MANPAGER",
                                          "BROWSER",
+                                         "LC_ALL",
+                                         "LC_CTYPE",
+                                         "LANG",
+                                         "RUSTC",
+                                         "RUSTC_WRAPPER",
+                                         "RUSTC_WORKSPACE_WRAPPER",
+                                         "RUSTDOC",
+                                         "RUSTFLAGS",
+                                         "RUSTDOCFLAGS",
+                                         "CARGO_ENCODED_RUSTFLAGS",
+                                         "BSH_POLICY",
+                                         "BSH_POLICY_DEFAULT",
                                          NULL};
     for (const char *const *l = listed; *l; l++)
         if (strcmp(name, *l) == 0)
             return true;
     return strncmp(name, "LD_", 3) == 0 ||
            strncmp(name, "GIT_CONFIG", 10) == 0 ||
-           strncmp(name, "BASH_FUNC_", 10) == 0;
+           strncmp(name, "BASH_FUNC_", 10) == 0 ||
+           strncmp(name, "CARGO_BUILD_", 12) == 0 ||
+           (strncmp(name, "CARGO_TARGET_", 13) == 0 &&
+            strcmp(name, "CARGO_TARGET_DIR") != 0);
+}
+
+/* A locale bash reads the command in the same way as tree-sitter does:
+ * the C one, or UTF-8. A locale such as BIG5 or GBK has characters whose
+ * second byte is `\` or a quote, and bash then reads quotes differently. */
+static bool plain_locale(const char *v)
+{
+    if (v[0] == '\0' || strcmp(v, "C") == 0 || strcmp(v, "POSIX") == 0)
+        return true;
+    const char *dot = strchr(v, '.');
+    if (dot == NULL)
+        return false;
+    for (const char *p = v; p < dot; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return false;
+    const char *cs = dot + 1;
+    size_t n = strcspn(cs, "@");
+    return (n == 5 && strncasecmp(cs, "utf-8", 5) == 0) ||
+           (n == 4 && strncasecmp(cs, "utf8", 4) == 0);
+}
+
+bool pol_listed_assignment(const char *name, const char *value)
+{
+    if (!pol_listed_name(name))
+        return false;
+    bool locale = strcmp(name, "LC_ALL") == 0 ||
+                  strcmp(name, "LC_CTYPE") == 0 || strcmp(name, "LANG") == 0;
+    return !(locale && value != NULL && plain_locale(value));
 }
 
 static bool word_is(const struct pol_word *w, const char *s)
@@ -99,6 +142,14 @@ static const char *assigned(char *buf, size_t size, const char *name)
     return buf;
 }
 
+/* A subscript in a name (`a[$(id)]`): bash evaluates it, running what
+ * it holds. */
+static bool subscript_runs(const char *s)
+{
+    const char *open = strchr(s, '[');
+    return open != NULL && strpbrk(open, "$`") != NULL;
+}
+
 /* A variable name operand that is listed, or dynamic (any name). */
 static const char *name_operand(const struct pol_word *w, char *buf,
                                 size_t size)
@@ -106,10 +157,14 @@ static const char *name_operand(const struct pol_word *w, char *buf,
     char name[128];
     if (w->dynamic)
         return assigned(buf, size, w->value);
+    if (subscript_runs(w->value))
+        return "eval of a dynamic string";
     if (leading_name(w->value, name, sizeof(name)) && pol_listed_name(name))
         return assigned(buf, size, name);
     return NULL;
 }
+
+static const char *arithmetic_assignment(const char *s, char *buf, size_t size);
 
 /* declare, typeset, local, export, readonly: their words. */
 static const char *declaration(const struct pol_word *w, size_t n, char *buf,
@@ -132,12 +187,26 @@ static const char *declaration(const struct pol_word *w, size_t n, char *buf,
                 return assigned(buf, size, v);
             if (pol_listed_name(name))
                 return assigned(buf, size, name);
+            if (nameref) /* declare -n r=$x: to a name not known */
+                return assigned(buf, size, s + strlen(name) + 1);
             continue;
         }
         char name[128];
         if (!leading_name(v, name, sizeof(name)))
             continue;
+        if (v[strlen(name)] == '[') { /* 'a[$(id)]=1', 'a[i=$(id)]=1' */
+            const char *sub = v + strlen(name);
+            const char *close = strstr(sub, "]=");
+            if (close == NULL)
+                close = strstr(sub, "]+=");
+            size_t sl = close != NULL ? (size_t)(close - sub) : strlen(sub);
+            if (memchr(sub, '$', sl) != NULL || memchr(sub, '`', sl) != NULL)
+                return "eval of a dynamic string";
+        }
         const char *target = strchr(v, '=');
+        if (target != NULL && !nameref && pol_listed_name(name) &&
+            !pol_listed_assignment(name, target + 1))
+            continue;                    /* LANG=C.UTF-8 */
         if (nameref && target != NULL) { /* declare -n REF=NAME: to NAME */
             target++;
             while (*target == '"' || *target == '\'')
@@ -149,6 +218,11 @@ static const char *declaration(const struct pol_word *w, size_t n, char *buf,
         if (pol_listed_name(name) || nameref)
             return assigned(buf, size, name);
         const char *eq = strchr(v, '=');
+        /* with -i (now or from before) the value is arithmetic */
+        const char *why =
+            eq != NULL ? arithmetic_assignment(eq + 1, buf, size) : NULL;
+        if (why != NULL)
+            return why;
         /* declare re-reads a quoted compound assignment: x=($(...)) */
         if (eq != NULL && eq[1] == '(' &&
             (strchr(eq, '`') != NULL || strstr(eq, "$(") != NULL ||
@@ -183,12 +257,91 @@ static const char *arithmetic_assignment(const char *s, char *buf, size_t size)
     return NULL;
 }
 
+/* What turning on shell option `name` does to the words that follow:
+ * keyword makes them assignments; history and histexpand make bash
+ * re-read later lines with `!` and `^` replaced from earlier ones. */
+static const char *option_effect(const char *name)
+{
+    if (strcmp(name, "keyword") == 0)
+        return "set -k makes words assignments";
+    if (strcmp(name, "history") == 0 || strcmp(name, "histexpand") == 0)
+        return "eval of a dynamic string";
+    return NULL;
+}
+
+/* set: -k and -H in a cluster, -o NAME (also -eo NAME); shopt -o: its
+ * operands are such names. */
+static const char *set_options(const struct pol_word *w, size_t n, bool shopt)
+{
+    bool o_names = false; /* shopt -o seen: every operand is an option */
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (!shopt && word_is(&w[i], "--"))
+            break; /* the positional parameters */
+        if (w[i].dynamic)
+            return shopt ? "eval of a dynamic string"
+                         : "set -k makes words assignments";
+        if (v[0] == '-' && v[1] != '-' && v[1] != '\0') {
+            bool takes_name = strchr(v + 1, 'o') != NULL;
+            if (shopt) {
+                o_names |= takes_name;
+                continue;
+            }
+            if (strchr(v + 1, 'k') != NULL)
+                return "set -k makes words assignments";
+            if (strchr(v + 1, 'H') != NULL)
+                return "eval of a dynamic string";
+            if (takes_name && i + 1 < n) {
+                i++;
+                const char *why = w[i].dynamic
+                                      ? "set -k makes words assignments"
+                                      : option_effect(w[i].value);
+                if (why != NULL)
+                    return why;
+            }
+            continue;
+        }
+        if (v[0] == '+' && !shopt) {
+            i += strchr(v + 1, 'o') != NULL; /* +o NAME turns it off */
+            continue;
+        }
+        if (shopt && o_names && option_effect(v) != NULL)
+            return option_effect(v);
+        if (!shopt)
+            break; /* the positional parameters */
+    }
+    return NULL;
+}
+
+/* unset NAME... (not -f): unsetting PATH makes bash look in `.`, and
+ * unsetting IFS changes how words split. */
+static const char *unset_names(const struct pol_word *w, size_t n, char *buf,
+                               size_t size)
+{
+    bool functions = false;
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (!w[i].dynamic && v[0] == '-' && v[1] != '\0') {
+            if (strcmp(v, "--") != 0)
+                functions = strchr(v, 'f') != NULL && strchr(v, 'v') == NULL;
+            continue;
+        }
+        const char *why = functions ? NULL : name_operand(&w[i], buf, size);
+        if (why != NULL)
+            return why;
+    }
+    return NULL;
+}
+
 /* Builtins that run strings or change how words are read. */
 static const char *builtin_runs(const struct pol_word *w, size_t n, char *buf,
                                 size_t size)
 {
     const char *name = w[0].value;
-    bool set = strcmp(name, "set") == 0;
+    if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0)
+        return set_options(w, n, name[1] == 'h');
+    if (strcmp(name, "unset") == 0)
+        return unset_names(w, n, buf, size);
     bool map = strcmp(name, "mapfile") == 0 || strcmp(name, "readarray") == 0;
     bool comp = strcmp(name, "compgen") == 0 || strcmp(name, "complete") == 0;
     if (strcmp(name, "fc") == 0)
@@ -204,17 +357,12 @@ static const char *builtin_runs(const struct pol_word *w, size_t n, char *buf,
         }
         return NULL;
     }
-    for (size_t i = 1; (set || map || comp) && i < n; i++) {
+    for (size_t i = 1; (map || comp) && i < n; i++) {
         const char *v = w[i].value;
         if (w[i].dynamic)
-            return set ? "set -k makes words assignments"
-                       : "eval of a dynamic string";
-        if (v[0] != '-' && !(set && v[0] == '+'))
+            return "eval of a dynamic string";
+        if (v[0] != '-')
             continue;
-        if (set && ((v[1] != '-' && v[1] != 'o' && strchr(v, 'k') != NULL) ||
-                    ((strcmp(v, "-o") == 0 || strcmp(v, "+o") == 0) &&
-                     i + 1 < n && word_is(&w[i + 1], "keyword"))))
-            return "set -k makes words assignments";
         if ((map && strchr(v, 'C') != NULL) ||
             (comp && (strchr(v, 'C') != NULL || strchr(v, 'F') != NULL)))
             return "eval of a dynamic string"; /* a callback it runs */
@@ -274,6 +422,19 @@ static const char *builtin_assignment(const struct pol_word *w, size_t n,
     }
     if (strcmp(name, "getopts") == 0 && n >= 3)
         return name_operand(&w[2], buf, size);
+    if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0) /* -v NAME */
+        for (size_t i = 1; i + 1 < n; i++)
+            if (word_is(&w[i], "-v") &&
+                (w[i + 1].dynamic || subscript_runs(w[i + 1].value)))
+                return "eval of a dynamic string";
+    if (strcmp(name, "wait") == 0) /* wait -p NAME */
+        for (size_t i = 1; i + 1 < n; i++)
+            if (w[i].dynamic ||
+                (w[i].value[0] == '-' && strchr(w[i].value, 'p') != NULL)) {
+                const char *why = name_operand(&w[i + 1], buf, size);
+                if (why != NULL || w[i].dynamic)
+                    return why != NULL ? why : assigned(buf, size, "$?");
+            }
     if (strcmp(name, "hash") == 0)
         for (size_t i = 1; i < n; i++)
             if (w[i].dynamic ||
@@ -296,6 +457,7 @@ struct running_option {
 
 static const struct running_option running_options[] = {
     {"sort", "--compress-program", NULL},
+    {"cargo", "--config", NULL},
     {"rg", "--pre", NULL},
     {"man", "-P", NULL},
     {"man", "--pager", NULL},
@@ -369,12 +531,47 @@ static bool uses(const char *v, const char *next, const char *opt,
     return false;
 }
 
+/* Whether dynamic word `w` (as written) may expand to an option: it
+ * starts with an expansion or a quote, or with a dash. */
+static bool may_be_option(const struct pol_word *w)
+{
+    char c0 = w->value[0];
+    return c0 == '$' || c0 == '`' || c0 == '"' || c0 == '\'' || c0 == '-' ||
+           c0 == '(' /* xargs' (input) */ || c0 == '\0';
+}
+
+/* git subcommands that take an option running a program (--upload-pack,
+ * --receive-pack, --exec, -O): a dynamic word may be one. */
+static bool git_takes_running_option(const struct pol_word *w, size_t n)
+{
+    static const char subcommands[] =
+        " fetch pull clone ls-remote push archive grep send-pack fetch-pack "
+        "submodule remote ";
+    size_t i = 1;
+    while (i < n && !w[i].dynamic && w[i].value[0] == '-')
+        i += (word_is(&w[i], "-C") || word_is(&w[i], "--git-dir") ||
+              word_is(&w[i], "--work-tree"))
+                 ? 2
+                 : 1;
+    if (i >= n || w[i].dynamic)
+        return true;
+    char key[40];
+    size_t len = strlen(w[i].value);
+    if (len + 3 > sizeof(key))
+        return false;
+    key[0] = ' ';
+    memcpy(key + 1, w[i].value, len);
+    key[len + 1] = ' ';
+    key[len + 2] = '\0';
+    return strstr(subcommands, key) != NULL;
+}
+
 static const char *running_option(const struct pol_word *w, size_t n,
                                   const char *base)
 {
     /* one look for the programs of the table first */
     static const char programs[] =
-        " sort rg man git tar rsync ssh scp sftp zip less vim vi nvim ";
+        " sort rg man git tar rsync ssh scp sftp zip less vim vi nvim cargo ";
     char key[40];
     size_t bl = strlen(base);
     if (bl + 3 > sizeof(key))
@@ -389,6 +586,14 @@ static const char *running_option(const struct pol_word *w, size_t n,
     if (strcmp(base, "tar") == 0 && n > 1 && !w[1].dynamic &&
         w[1].value[0] != '-' && strpbrk(w[1].value, "IF") != NULL)
         return "an option that runs a program";
+    /* a dynamic word may expand to such an option (`--pre="$x"`, `$x`,
+     * xargs' input), unless after `--` */
+    bool git = strcmp(base, "git") == 0;
+    for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
+        if (w[i].dynamic && may_be_option(&w[i]) &&
+            (!git || git_takes_running_option(w, n)))
+            return "an option that runs a program";
+    }
     for (size_t r = 0; r < sizeof(running_options) / sizeof(running_options[0]);
          r++) {
         const struct running_option *o = &running_options[r];

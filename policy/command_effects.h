@@ -13,6 +13,11 @@
  * BASH_ENV, GIT_SSH_COMMAND, ...). */
 bool pol_listed_name(const char *name);
 
+/* Whether assigning `value` (NULL: not known) to `name` does: as
+ * pol_listed_name(), but a locale (LANG, LC_ALL, LC_CTYPE) only when it
+ * is neither C nor UTF-8. */
+bool pol_listed_assignment(const char *name, const char *value);
+
 /* The opaque reason of such an effect of words `w` (whose first word's
  * basename is `base`), or NULL. `buf` holds a reason made for it. */
 const char *pol_command_effect(const struct pol_word *w, size_t n,

@@ -67,6 +67,7 @@ struct ctx {
     const struct bsh_policy *policy;
     const struct bsh_policy_overlay *overlay; /* approved exact commands */
     const struct pol_lookup *lookup; /* session aliases and functions */
+    const char *cwd; /* where the run starts, when known (else the session's) */
     struct pol_verdict_builder *vb;
     struct TSParser *parser; /* one for every script of the decision */
     bool nomem;
@@ -264,7 +265,7 @@ static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
                                    size_t n, const struct pol_simple *sc,
                                    const struct frame *f, unsigned flags);
 
-enum { SKIP_FUNCTIONS = 1, XARGS_INPUT = 2 };
+enum { SKIP_FUNCTIONS = 1, XARGS_INPUT = 2, WRITE_TARGET = 4 };
 
 /* A nested frame: one more `via` element. */
 struct nested {
@@ -287,6 +288,9 @@ static bool nest(const struct frame *outer, const char *via, struct nested *out)
 }
 
 /* Decides words `w` as an inner command (a wrapper's), as its own entry. */
+static struct outcome decide_write(struct ctx *c, const struct pol_word *words,
+                                   size_t nwords);
+
 static struct outcome decide_inner(struct ctx *c, const struct pol_word *w,
                                    size_t n, const struct frame *f,
                                    const char *via, unsigned flags)
@@ -294,8 +298,10 @@ static struct outcome decide_inner(struct ctx *c, const struct pol_word *w,
     struct nested nf;
     bool ok = nest(f, via, &nf);
     size_t e = new_entry(c, &nf.f, w, n);
-    struct outcome o = ok ? decide_words(c, w, n, NULL, &nf.f, flags)
-                          : opaque(c, "nesting too deep");
+    struct outcome o = !ok ? opaque(c, "nesting too deep")
+                       : flags & WRITE_TARGET
+                           ? decide_write(c, w, n)
+                           : decide_words(c, w, n, NULL, &nf.f, flags);
     o = approved(c, w, n, o);
     set_entry(c, e, o);
     return o;
@@ -679,7 +685,9 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
     for (size_t i = u.assign_from; i < u.assign_to; i++) {
         char buf[256];
         const char *an = assigned_name(&w[i], buf, sizeof(buf));
-        if (an != NULL && pol_listed_name(an))
+        const char *value = w[i].dynamic ? NULL : strchr(w[i].value, '=');
+        if (an != NULL &&
+            pol_listed_assignment(an, value != NULL ? value + 1 : NULL))
             combine(&o, opaque(c, pol_reason_assignment(c->vb, an)));
     }
     if (u.output != NULL) {
@@ -687,7 +695,7 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
                                 {.value = (char *)u.output,
                                  .len = strlen(u.output),
                                  .dynamic = u.output_dynamic}};
-        combine(&o, decide_inner(c, t, 2, f, name, 0));
+        combine(&o, decide_inner(c, t, 2, f, name, WRITE_TARGET));
     }
     bool env = strcmp(name, "env") == 0;
     if (!env && u.shell != NULL) {
@@ -821,7 +829,7 @@ static struct outcome decide_find(struct ctx *c, const struct pol_word *w,
                     strcmp(v, "-fprintf") == 0 || strcmp(v, "-fls") == 0) &&
                    i + 1 < n) {
             struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i + 1]};
-            combine(&o, decide_inner(c, t, 2, f, "find", 0));
+            combine(&o, decide_inner(c, t, 2, f, "find", WRITE_TARGET));
             i += strcmp(v, "-fprintf") == 0 ? 2 : 1;
         }
     }
@@ -1049,12 +1057,10 @@ static char *plain_path(const char *dir, const char *path)
         if (strcmp(part, ".") == 0)
             continue;
         if (strcmp(part, "..") == 0) {
-            while (o > 1 && out[o - 1] != '/')
+            while (o > 1 && out[o - 1] != '/') /* drop the last part */
                 o--;
             if (o > 1)
-                o--; /* the slash before it */
-            while (o > 1 && out[o - 1] != '/')
-                o--;
+                o--; /* and the slash before it */
             continue;
         }
         if (o > 1 && out[o - 1] != '/')
@@ -1068,26 +1074,29 @@ static char *plain_path(const char *dir, const char *path)
     return out;
 }
 
-/* Whether a script changes directory in a way a relative redirection in
- * it cannot follow. A run starts where the policy cannot see, so cds to
- * relative places keep relative targets relative; but pushd/popd, eval or
- * source (which may cd), a dynamic cd (`cd "$D"`, `cd -`, `cd ~`), or an
- * absolute cd beside any other cd (which ran first, in a subshell, in a
- * function, under a condition, is not known) make them unknown. Else
- * `*dir` is the one absolute cd's place, or NULL. */
-static bool cds_unknown(const struct pol_script *s, const char **dir)
+/* Where a script's cds may take a relative redirection of it. Unknown
+ * (false) for pushd/popd, eval or source (which may cd), a dynamic cd
+ * (`cd "$D"`, `cd -`, `cd ~`, cd with no operand), or more than one cd
+ * when a place is known (which ran first, in a subshell, in a function,
+ * under a condition, is not known). Else `*to` is the one cd's operand,
+ * or NULL when there is none. */
+static bool cds_known(const struct pol_script *s, const char *base,
+                      const char **to)
 {
-    *dir = NULL;
+    *to = NULL;
     size_t cds = 0;
+    bool absolute = false;
     for (size_t i = 0; i < s->ncmds; i++) {
         const struct pol_simple *cmd = &s->cmds[i];
         if (cmd->nwords == 0 || cmd->words[0].dynamic)
             continue;
         const char *w0 = cmd->words[0].value;
+        /* these may cd later, or make cd go elsewhere (cdable_vars) */
         if (strcmp(w0, "pushd") == 0 || strcmp(w0, "popd") == 0 ||
             strcmp(w0, "eval") == 0 || strcmp(w0, "source") == 0 ||
-            strcmp(w0, ".") == 0)
-            return true;
+            strcmp(w0, ".") == 0 || strcmp(w0, "trap") == 0 ||
+            strcmp(w0, "alias") == 0 || strcmp(w0, "shopt") == 0)
+            return false;
         bool cd = strcmp(w0, "cd") == 0;
         for (size_t k = 1; !cd && k < cmd->nwords; k++) /* builtin cd ... */
             cd = !cmd->words[k].dynamic &&
@@ -1095,61 +1104,89 @@ static bool cds_unknown(const struct pol_script *s, const char **dir)
         if (!cd)
             continue;
         cds++;
-        const struct pol_word *to = &cmd->words[cmd->nwords - 1];
-        if (cmd->nwords < 2 || to->dynamic || to->glob || to->value[0] == '-' ||
-            to->value[0] == '~')
-            return true;
-        if (to->value[0] == '/')
-            *dir = to->value;
+        const struct pol_word *op = &cmd->words[cmd->nwords - 1];
+        if (cmd->nwords < 2 || op->dynamic || op->glob || op->value[0] == '-' ||
+            op->value[0] == '~' || strcmp(op->value, "cd") == 0 ||
+            strstr(op->value, "/proc") != NULL)
+            return false;
+        absolute |= op->value[0] == '/';
+        *to = op->value;
     }
-    return *dir != NULL && cds > 1;
+    /* relative cds from an unknown place keep a relative target relative,
+     * as loose as the rules on relative paths are */
+    return cds <= 1 || (base == NULL && !absolute);
 }
 
-/* The directory a relative redirection target of the innermost script is
- * taken from: `*known` false when it cannot be told; NULL for the run's
- * own directory (or the session's, when there is one). */
-static const char *script_dir(const struct ctx *c, bool *known)
+/* The places a relative redirection of the innermost script may be
+ * taken from: the run's start (`base`: the run's own directory, or its
+ * session's; NULL when not known, and the target stays as written), and
+ * after the script's one cd, whichever ran first. False when they cannot
+ * be told. */
+static bool target_dirs(const struct ctx *c, char **dirs, size_t *n)
 {
-    *known = true;
-    const char *dir = NULL;
-    if (c->nscopes == 0)
-        return NULL;
+    *n = 0;
+    const char *base = c->cwd;
+    if (base == NULL && c->lookup != NULL)
+        base = c->lookup->cwd;
+    if (c->nscopes == 0) {
+        dirs[(*n)++] = base != NULL ? strdup(base) : NULL;
+        return base == NULL || dirs[0] != NULL;
+    }
+    const char *to;
     /* a nested script (bash -c, eval) starts where its caller was */
     for (size_t s = 0; s + 1 < c->nscopes; s++)
-        if (cds_unknown(c->scopes[s], &dir) || dir != NULL) {
-            *known = false;
-            return NULL;
-        }
-    if (cds_unknown(c->scopes[c->nscopes - 1], &dir)) {
-        *known = false;
-        return NULL;
-    }
-    if (dir == NULL && c->lookup != NULL && c->lookup->cwd != NULL)
-        dir = c->lookup->cwd;
-    return dir;
+        if (!cds_known(c->scopes[s], base, &to) || to != NULL)
+            return false;
+    if (!cds_known(c->scopes[c->nscopes - 1], base, &to))
+        return false;
+    dirs[(*n)++] = base != NULL ? strdup(base) : NULL;
+    if (to != NULL && (to[0] == '/' || base != NULL))
+        dirs[(*n)++] = plain_path(to[0] == '/' ? NULL : base, to);
+    for (size_t i = 0; i < *n; i++)
+        if (dirs[i] == NULL && (i > 0 || base != NULL))
+            return false; /* out of memory: not known */
+    return true;
 }
 
-/* The pseudo-command `>` TARGET: its target as the file bash opens. */
-static struct outcome decide_write(struct ctx *c, const struct pol_simple *sc)
+/* The pseudo-command `>` TARGET: its target as the file bash opens, from
+ * every place it may be taken from. Lexically: `..` after a symbolic link
+ * is not followed (nor is a link at all: see the documentation). */
+static struct outcome decide_write(struct ctx *c, const struct pol_word *words,
+                                   size_t nwords)
 {
-    if (sc->nwords < 2)
-        return rules_or(c, sc->words, sc->nwords, by_default(c));
-    struct pol_word w[2] = {sc->words[0], sc->words[1]};
-    const struct pol_word *t = &sc->words[1];
-    char *plain = NULL;
-    bool known = true;
-    const char *dir = t->dynamic ? NULL : script_dir(c, &known);
-    if (!t->dynamic &&
-        (t->glob || t->value[0] == '~' || (!known && t->value[0] != '/')))
-        w[1].dynamic = true; /* ~user, a glob, or after a cd not known */
-    else if (!t->dynamic && (t->value[0] == '/' || dir != NULL))
-        plain = plain_path(t->value[0] == '/' ? NULL : dir, t->value);
-    if (plain != NULL) {
-        w[1].value = plain;
-        w[1].len = strlen(plain);
+    if (nwords < 2)
+        return rules_or(c, words, nwords, by_default(c));
+    const struct pol_word *t = &words[1];
+    char *dirs[2] = {NULL, NULL};
+    size_t ndirs = 1;
+    bool known =
+        t->dynamic || t->value[0] == '/' || target_dirs(c, dirs, &ndirs);
+    if (t->dynamic || t->value[0] == '/')
+        ndirs = 1;
+    struct outcome o = {0};
+    for (size_t i = 0; i < (known ? ndirs : 1); i++) {
+        struct pol_word w[2] = {words[0], words[1]};
+        char *plain = NULL;
+        if (!t->dynamic &&
+            (t->glob || t->value[0] == '~' || (!known && t->value[0] != '/') ||
+             (dirs[i] == NULL && t->value[0] != '/' &&
+              strstr(t->value, "..") != NULL)))
+            w[1].dynamic = true; /* ~user, a glob, after a cd not known, or
+                                    climbing from a place not known */
+        else if (!t->dynamic && (t->value[0] == '/' || dirs[i] != NULL))
+            plain = plain_path(t->value[0] == '/' ? NULL : dirs[i], t->value);
+        if (plain != NULL) {
+            w[1].value = plain;
+            w[1].len = strlen(plain);
+            /* /proc/self/root/etc/..., /proc/PID/cwd/...: any file */
+            if (strncmp(plain, "/proc/", 6) == 0)
+                w[1].dynamic = true;
+        }
+        combine(&o, rules_or(c, w, 2, by_default(c)));
+        free(plain);
     }
-    struct outcome o = rules_or(c, w, 2, by_default(c));
-    free(plain);
+    free(dirs[0]);
+    free(dirs[1]);
     return o;
 }
 
@@ -1163,7 +1200,7 @@ static struct outcome decide_simple(struct ctx *c, const struct pol_simple *sc,
     struct outcome o = check_assignments(c, sc->assigns, sc->nassigns);
     struct outcome steps;
     if (sc->redirect_target) {
-        steps = decide_write(c, sc);
+        steps = decide_write(c, sc->words, sc->nwords);
     } else {
         steps = decide_words(c, sc->words, sc->nwords, sc, &f, 0);
     }
@@ -1263,11 +1300,15 @@ static struct outcome decide_script(struct ctx *c, const char *text, size_t len,
 
 int pol_decide(const struct bsh_policy *policy,
                const struct bsh_policy_overlay *overlay,
-               const struct pol_lookup *lookup, const char *command, size_t len,
-               struct pol_verdict_builder *vb, enum bsh_decision *decision)
+               const struct pol_lookup *lookup, const char *cwd,
+               const char *command, size_t len, struct pol_verdict_builder *vb,
+               enum bsh_decision *decision)
 {
-    struct ctx c = {
-        .policy = policy, .overlay = overlay, .lookup = lookup, .vb = vb};
+    struct ctx c = {.policy = policy,
+                    .overlay = overlay,
+                    .lookup = lookup,
+                    .cwd = cwd,
+                    .vb = vb};
     c.parser = pol_policy_parser_take(policy);
     if (c.parser == NULL)
         return -1;

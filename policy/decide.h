@@ -45,6 +45,13 @@ const char *pol_reason_assignment(struct pol_verdict_builder *vb,
 const char *pol_reason_unknown_option(struct pol_verdict_builder *vb,
                                       const char *wrapper, const char *option);
 /* Moves what was built into `out` (and frees the builder). */
+/* Puts the commands of `extra` (taken, and emptied) before those of `v`,
+ * with `decision` for the whole; 0, or -1 when memory ran out (`extra`
+ * freed, `v` as it was). */
+int pol_verdict_prepend(struct bsh_policy_verdict *v,
+                        struct bsh_policy_verdict *extra,
+                        enum bsh_decision decision);
+
 int pol_verdict_finish(struct pol_verdict_builder *vb,
                        enum bsh_decision decision,
                        struct bsh_policy_verdict *out);
@@ -59,7 +66,8 @@ bool pol_overlay_allows(const struct bsh_policy_overlay *overlay,
 /* Decides `command`; 0 with `*decision`, or -1 when memory ran out. */
 int pol_decide(const struct bsh_policy *policy,
                const struct bsh_policy_overlay *overlay,
-               const struct pol_lookup *lookup, const char *command, size_t len,
-               struct pol_verdict_builder *vb, enum bsh_decision *decision);
+               const struct pol_lookup *lookup, const char *cwd,
+               const char *command, size_t len, struct pol_verdict_builder *vb,
+               enum bsh_decision *decision);
 
 #endif

@@ -3,18 +3,29 @@
  * The policy at the door of a run (bsh_run with opts->policy): decided
  * after the guards; a refusal starts nothing and says why.
  */
+#define _GNU_SOURCE
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int bsh__policy_gate(const struct bsh_run_opts *o, struct bsh_error *err,
                      bool *readonly)
 {
     *readonly = false;
     struct bsh_policy_verdict v;
-    int d = bsh_policy_decide(o->policy, o->command, strlen(o->command),
-                              o->session, &v);
+    /* where relative write targets are: the run's own directory, else its
+     * session's, else this process's */
+    char *cwd = NULL;
+    if (o->cwd != NULL && o->cwd[0] != '\0')
+        cwd = realpath(o->cwd, NULL);
+    else if (o->session == NULL)
+        cwd = getcwd(NULL, 0);
+    int d =
+        bsh_policy_decide_run(o->policy, NULL, o->command, strlen(o->command),
+                              o->session, cwd, o->env, o->env_count, &v);
+    free(cwd);
     if (d < 0)
         return d;
     bool asked = false;

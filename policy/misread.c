@@ -10,6 +10,7 @@
  */
 #include "misread.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static bool blank(char c)
@@ -178,9 +179,77 @@ static bool misread_heredoc(const char *text, TSNode redirect)
     return !quoted && !ts_node_is_null(body) && unfound_in_body(text, body);
 }
 
+/* ${!NAME...}: the value of NAME names the variable, and a subscript in
+ * it is evaluated (x='a[$(id)]'; ${!x} runs id). Not ${!NAME*},
+ * ${!NAME@} (names) nor ${!NAME[@]}, ${!NAME[*]} (keys). */
+static bool indirect(const char *s, size_t len)
+{
+    if (len < 4 || memcmp(s, "${!", 3) != 0)
+        return false;
+    size_t i = 3;
+    while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+        i++;
+    if (i == 3)
+        return false; /* ${!} and the like: the last background pid */
+    const char *rest = s + i;
+    size_t left = len - i;
+    static const char *const listing[] = {"*}", "@}", "[@]}", "[*]}"};
+    for (size_t k = 0; k < sizeof(listing) / sizeof(listing[0]); k++)
+        if (left == strlen(listing[k]) && memcmp(rest, listing[k], left) == 0)
+            return false;
+    return true;
+}
+
+bool pol_quoted_subscript(const char *s, size_t len)
+{
+    if (memchr(s, '\'', len) == NULL && memchr(s, '\\', len) == NULL)
+        return false;
+    const char *open = memchr(s, '[', len);
+    if (open == NULL)
+        return false;
+    size_t rest = len - (size_t)(open - s);
+    return memchr(open, '$', rest) != NULL || memchr(open, '`', rest) != NULL;
+}
+
+/* [[ ... ]] and [ ... ]: -v NAME evaluates NAME's subscript (a dynamic
+ * NAME may hold one), and in [[ ]] the operands of -eq, -ne, -lt, -le,
+ * -gt, -ge are arithmetic. */
+static bool test_evaluates(const char *text, size_t s, size_t e)
+{
+    bool arithmetic = false;
+    static const char *const ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"};
+    for (size_t i = s; i + 3 < e; i++) {
+        if (text[i] != '-' ||
+            (i > s && text[i - 1] != ' ' && text[i - 1] != '\t'))
+            continue;
+        if (text[i + 1] == 'v' && (text[i + 2] == ' ' || text[i + 2] == '\t')) {
+            size_t k = i + 2;
+            while (k < e && (text[k] == ' ' || text[k] == '\t'))
+                k++;
+            if (k < e && text[k] == '"')
+                k++;
+            if (k < e && (text[k] == '$' || text[k] == '`'))
+                return true; /* -v $x */
+            const char *open = memchr(text + i, '[', e - i);
+            if (open != NULL &&
+                (memchr(open, '$', (size_t)(text + e - open)) != NULL ||
+                 memchr(open, '`', (size_t)(text + e - open)) != NULL))
+                return true;
+        }
+        for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+            arithmetic |= memcmp(text + i, ops[o], 3) == 0;
+    }
+    return arithmetic && e - s >= 2 && text[s] == '[' && text[s + 1] == '[' &&
+           pol_quoted_subscript(text + s, e - s);
+}
+
 const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
 {
     size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    /* (( 'a[$(id)]' )), whatever node the tree makes of it */
+    if (e - s >= 2 && text[s] == '(' && text[s + 1] == '(' &&
+        pol_quoted_subscript(text + s, e - s))
+        return "eval of a dynamic string";
     switch (k) {
     case PK_COMMENT:
         return false_comment(text, s) ? "parse error" : NULL;
@@ -198,11 +267,17 @@ const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
                    : NULL;
     case PK_FILE_REDIRECT: /* the words after a target are the command's */
         return field_count(n, "destination") > 1 ? "parse error" : NULL;
+    case PK_TEST_COMMAND: /* [ -v 'a[$(id)]' ]: the subscript runs */
+        return test_evaluates(text, s, e) ? "eval of a dynamic string" : NULL;
+    case PK_ARITHMETIC: /* (( 'a[$(id)]' )) */
+        return pol_quoted_subscript(text + s, e - s)
+                   ? "eval of a dynamic string"
+                   : NULL;
     case PK_EXPANSION: /* ${x@P}: prompt expansion runs what $(...) the */
         for (size_t i = s; i + 1 < e; i++) /* value holds */
             if (text[i] == '@' && text[i + 1] == 'P')
                 return "eval of a dynamic string";
-        return NULL;
+        return indirect(text + s, e - s) ? "eval of a dynamic string" : NULL;
     default:
         return NULL;
     }

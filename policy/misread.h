@@ -12,6 +12,11 @@
 /* Raw-text checks: true when the text cannot be read alike. */
 bool pol_misread_text(const char *text, size_t len);
 
+/* Whether text [s, s+len) holds a quote or a backslash and a subscript
+ * with `$` or a backtick in it: arithmetic that bash evaluates from a
+ * string (`(( 'a[$(id)]' ))`, an integer variable's value) runs it. */
+bool pol_quoted_subscript(const char *s, size_t len);
+
 /* A node of kind `k` read apart: the reason, or NULL. */
 const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k);
 

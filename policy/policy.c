@@ -4,10 +4,13 @@
  * files into one immutable policy, and deciding a command against it.
  */
 #include "policy.h"
+#include "command_effects.h"
 #include "decide.h"
+#include "session_lookup.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,31 @@ static int file_error(struct bsh_error *err, const char *path, const char *what)
     return BSH_EPOLICYFILE;
 }
 
+/* Whether the directory holding `path`, and the one above it, are safe
+ * for a user's rule file: owned by this user or root, and not writable
+ * by group or others (who could replace or delete the file). */
+static bool dirs_safe(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL)
+            snprintf(dir, sizeof(dir), ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        struct stat st;
+        if (stat(dir, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
+            (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+            return false;
+        if (strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0)
+            break;
+    }
+    return true;
+}
+
 /* Reads a whole file of at most POL_MAX_FILE bytes. */
 static int read_file(const struct bsh_policy_file *f, char **out, size_t *len,
                      struct bsh_error *err)
@@ -131,6 +159,12 @@ static int read_file(const struct bsh_policy_file *f, char **out, size_t *len,
             close(fd);
             return file_error(err, f->path,
                               "writable by group or others: refused");
+        }
+        if (!dirs_safe(f->path)) {
+            close(fd);
+            return file_error(err, f->path,
+                              "its directory is another user's or writable "
+                              "by group or others: refused");
         }
     }
     if ((size_t)st.st_size > POL_MAX_FILE) {
@@ -263,9 +297,65 @@ int bsh_policy_parse(const char *text, size_t len, const char *name,
     return BSH_OK;
 }
 
-int pol_session_lookup(const struct bsh_session *session,
-                       struct pol_lookup *lookup, void **state);
-void pol_session_lookup_free(void *state);
+static int decide_at(const struct bsh_policy *policy,
+                     const struct bsh_policy_overlay *overlay,
+                     const char *command, size_t len,
+                     const struct bsh_session *session, const char *cwd,
+                     struct bsh_policy_verdict *verdict);
+
+/* Decision `d` (with `verdict`, or NULL) and that of `text`, which tells
+ * as a command what a run does besides its command (an environment, a
+ * session's restore): the stricter, with text's commands first in the
+ * verdict when they are not allowed (they come first in the run too). */
+static int stricter(const struct bsh_policy *policy, const char *text,
+                    size_t len, int d, struct bsh_policy_verdict *verdict)
+{
+    if (d < 0 || d == BSH_DENY)
+        return d;
+    struct bsh_policy_verdict v;
+    int e = decide_at(policy, NULL, text, len, NULL, NULL,
+                      verdict != NULL ? &v : NULL);
+    if (e < 0) {
+        if (verdict != NULL)
+            bsh_policy_verdict_free(verdict);
+        return e;
+    }
+    int both = e > d ? e : d;
+    if (verdict == NULL)
+        return both;
+    if (e == BSH_ALLOW) {
+        bsh_policy_verdict_free(&v);
+        return both;
+    }
+    if (pol_verdict_prepend(verdict, &v, (enum bsh_decision)both) != 0) {
+        bsh_policy_verdict_free(verdict);
+        return BSH_ENOMEM;
+    }
+    return both;
+}
+
+int bsh_policy_decide_run(const struct bsh_policy *policy,
+                          const struct bsh_policy_overlay *overlay,
+                          const char *command, size_t len,
+                          const struct bsh_session *session, const char *cwd,
+                          const struct bsh_env_var *env, size_t env_count,
+                          struct bsh_policy_verdict *verdict)
+{
+    int d = decide_at(policy, overlay, command, len, session, cwd, verdict);
+    for (size_t i = 0; d >= 0 && d != BSH_DENY && env != NULL && i < env_count;
+         i++) {
+        /* an invalid name fails the run before it starts */
+        if (!bsh_env_name_valid(env[i].name) ||
+            !pol_listed_assignment(env[i].name, env[i].value))
+            continue;
+        char text[300];
+        int n = snprintf(text, sizeof(text), "export %s", env[i].name);
+        if (n < 0 || (size_t)n >= sizeof(text))
+            continue; /* a listed name is short */
+        d = stricter(policy, text, (size_t)n, d, verdict);
+    }
+    return d;
+}
 
 int bsh_policy_decide(const struct bsh_policy *policy, const char *command,
                       size_t len, const struct bsh_session *session,
@@ -279,6 +369,15 @@ int bsh_policy_decide_with(const struct bsh_policy *policy,
                            const char *command, size_t len,
                            const struct bsh_session *session,
                            struct bsh_policy_verdict *verdict)
+{
+    return decide_at(policy, overlay, command, len, session, NULL, verdict);
+}
+
+static int decide_at(const struct bsh_policy *policy,
+                     const struct bsh_policy_overlay *overlay,
+                     const char *command, size_t len,
+                     const struct bsh_session *session, const char *cwd,
+                     struct bsh_policy_verdict *verdict)
 {
     if (policy == NULL || (command == NULL && len > 0))
         return BSH_EINVAL;
@@ -294,20 +393,33 @@ int bsh_policy_decide_with(const struct bsh_policy *policy,
         return BSH_ENOMEM;
     }
     enum bsh_decision d = BSH_ALLOW;
-    int rc = pol_decide(policy, overlay, session != NULL ? &lookup : NULL,
+    int rc = pol_decide(policy, overlay, session != NULL ? &lookup : NULL, cwd,
                         command ? command : "", len, vb, &d);
+    bool defines_only = state == NULL || pol_session_defines_only(state);
+    bool history = state != NULL && pol_session_expands_history(state) &&
+                   command != NULL &&
+                   (memchr(command, '!', len) != NULL ||
+                    memchr(command, '^', len) != NULL);
     pol_session_lookup_free(state);
     if (rc != 0) {
         pol_verdict_discard(vb);
         return BSH_ENOMEM;
     }
-    if (verdict == NULL) {
+    if (verdict == NULL)
         pol_verdict_discard(vb);
-        return (int)d;
-    }
-    if (pol_verdict_finish(vb, d, verdict) != 0)
+    else if (pol_verdict_finish(vb, d, verdict) != 0)
         return BSH_ENOMEM;
-    return (int)d;
+    int rd = (int)d;
+    if (history) { /* the session's shell re-reads the command */
+        static const char expands[] = "set -H";
+        rd = stricter(policy, expands, sizeof(expands) - 1, rd, verdict);
+    }
+    if (!defines_only) { /* its restore runs more than definitions: as if
+                            it sourced a file */
+        static const char restore[] = "source '<session functions>'";
+        rd = stricter(policy, restore, sizeof(restore) - 1, rd, verdict);
+    }
+    return rd;
 }
 
 /* The last '/' of `w`, or NULL. */

@@ -198,6 +198,8 @@ static int read_escape(struct reader *r, struct pol_str *s, size_t *cap)
         }
         break;
     }
+    if (byte == 0) /* a NUL would end the word where bash's does not */
+        byte = -1;
     if (byte < 0) {
         unsigned char uc = (unsigned char)c;
         if (uc < 0x20 || uc == 0x7f)

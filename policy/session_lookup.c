@@ -5,7 +5,7 @@
  * `alias NAME='VALUE'` statements bash printed, functions from its
  * `declare -f` text, both with the same bash parser as the command.
  */
-#include "decide.h"
+#include "session_lookup.h"
 
 #include "session.h"
 
@@ -22,9 +22,18 @@ struct session_view {
     bool unreadable; /* the functions' text could not be parsed */
 };
 
-int pol_session_lookup(const struct bsh_session *session,
-                       struct pol_lookup *lookup, void **state);
-void pol_session_lookup_free(void *state);
+/* The functions' text parsed once; false when it cannot be. */
+static bool parsed_functions(struct session_view *v)
+{
+    if (!v->have_parsed) {
+        if (pol_bash_parse(NULL, v->functions, strlen(v->functions),
+                           &v->parsed) != 0 ||
+            v->parsed.error != NULL)
+            v->unreadable = true;
+        v->have_parsed = true;
+    }
+    return !v->unreadable;
+}
 
 static const char *alias_value(const void *data, const char *name, size_t *len)
 {
@@ -53,14 +62,7 @@ static const char *function_body(const void *data, const char *name,
     if (v->functions == NULL ||
         bsh__state_find(v->state, REC_FUNC, name) == NULL)
         return NULL;
-    if (!v->have_parsed) {
-        if (pol_bash_parse(NULL, v->functions, strlen(v->functions),
-                           &v->parsed) != 0 ||
-            v->parsed.error != NULL)
-            v->unreadable = true;
-        v->have_parsed = true;
-    }
-    if (v->unreadable)
+    if (!parsed_functions(v))
         return pol_unreadable; /* a function, its body not readable */
     for (size_t i = 0; i < v->parsed.nfuncs; i++) {
         const struct pol_funcdef *f = &v->parsed.funcs[i];
@@ -88,6 +90,40 @@ int pol_session_lookup(const struct bsh_session *session,
     lookup->cwd = session->cwd;
     *state = v;
     return 0;
+}
+
+/* Whether the functions' text, which the session's restore evaluates
+ * before the command, only defines functions: a session file is code,
+ * and one edited to run a command at the restore would run it unseen. */
+bool pol_session_defines_only(void *state)
+{
+    struct session_view *v = state;
+    if (v->functions == NULL)
+        return true;
+    if (!parsed_functions(v))
+        return false;
+    for (size_t i = 0; i < v->parsed.ncmds; i++) {
+        const struct pol_simple *c = &v->parsed.cmds[i];
+        bool inside = false;
+        for (size_t k = 0; k < v->parsed.nfuncs && !inside; k++)
+            inside = v->parsed.funcs[k].body_start <= c->start &&
+                     c->end <= v->parsed.funcs[k].body_end;
+        if (!inside)
+            return false;
+    }
+    return true;
+}
+
+static bool option_on(const struct bsh__state *st, const char *name)
+{
+    const struct bsh__rec *r = bsh__state_find(st, REC_OPTION, name);
+    return r != NULL && r->len > 7 && memcmp(r->text, "set -o ", 7) == 0;
+}
+
+bool pol_session_expands_history(void *state)
+{
+    const struct session_view *v = state;
+    return option_on(v->state, "history") && option_on(v->state, "histexpand");
 }
 
 void pol_session_lookup_free(void *state)

@@ -182,6 +182,52 @@ int pol_verdict_finish(struct pol_verdict_builder *vb,
     return 0;
 }
 
+int pol_verdict_prepend(struct bsh_policy_verdict *v,
+                        struct bsh_policy_verdict *extra,
+                        enum bsh_decision decision)
+{
+    struct verdict_private *p = v->priv, *q = extra->priv;
+    size_t n = v->ncommands + extra->ncommands;
+    struct bsh_policy_command *cmds = malloc((n ? n : 1) * sizeof(*cmds));
+    char **kept = malloc((p->nkept + q->nkept + 1) * sizeof(*kept));
+    if (cmds == NULL || kept == NULL) {
+        free(cmds);
+        free(kept);
+        bsh_policy_verdict_free(extra);
+        return -1;
+    }
+    for (size_t i = 0; i < extra->ncommands; i++) {
+        cmds[i] = extra->commands[i];
+        cmds[i].start = cmds[i].end = 0; /* not in the command's text */
+    }
+    if (v->ncommands > 0)
+        memcpy(cmds + extra->ncommands, v->commands,
+               v->ncommands * sizeof(*cmds));
+    if (p->nkept > 0)
+        memcpy(kept, p->kept, p->nkept * sizeof(*kept));
+    if (q->nkept > 0)
+        memcpy(kept + p->nkept, q->kept, q->nkept * sizeof(*kept));
+    free(v->commands);
+    free(p->kept);
+    v->commands = cmds;
+    v->ncommands = n;
+    p->kept = kept;
+    p->nkept += q->nkept;
+    free(extra->commands);
+    free(q->kept);
+    free(q);
+    memset(extra, 0, sizeof(*extra));
+    v->decision = decision;
+    v->decider = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (cmds[i].decision == decision) {
+            v->decider = i;
+            break;
+        }
+    }
+    return 0;
+}
+
 void pol_verdict_discard(struct pol_verdict_builder *vb)
 {
     if (vb == NULL)

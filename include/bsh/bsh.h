@@ -721,15 +721,16 @@ BSH_API const char *bsh_session_state_name(enum bsh_session_state state);
 /** Why a run saved nothing. */
 enum bsh_unsaved {
     BSH_UNSAVED_NONE = 0,
-    BSH_UNSAVED_TIMEOUT,    /* SIGKILL at the timeout or idle timeout */
-    BSH_UNSAVED_CANCEL,     /* SIGKILL at a cancel */
-    BSH_UNSAVED_MEMORY,     /* the memory limit */
-    BSH_UNSAVED_OUTPUT,     /* SIGKILL at the output limit */
-    BSH_UNSAVED_EXEC,       /* exec replaced bash */
-    BSH_UNSAVED_TOO_BIG,    /* over BSH_SESSION_BOUND */
-    BSH_UNSAVED_NOT_SAVED,  /* bash ended without saving */
-    BSH_UNSAVED_NOT_READ,   /* what bash saved could not be read */
-    BSH_UNSAVED_NOT_STARTED /* the run failed before bash started */
+    BSH_UNSAVED_TIMEOUT,     /* SIGKILL at the timeout or idle timeout */
+    BSH_UNSAVED_CANCEL,      /* SIGKILL at a cancel */
+    BSH_UNSAVED_MEMORY,      /* the memory limit */
+    BSH_UNSAVED_OUTPUT,      /* SIGKILL at the output limit */
+    BSH_UNSAVED_EXEC,        /* exec replaced bash */
+    BSH_UNSAVED_TOO_BIG,     /* over BSH_SESSION_BOUND */
+    BSH_UNSAVED_NOT_SAVED,   /* bash ended without saving */
+    BSH_UNSAVED_NOT_READ,    /* what bash saved could not be read */
+    BSH_UNSAVED_NOT_STARTED, /* the run failed before bash started */
+    BSH_UNSAVED_READONLY     /* a read-only run (sandbox.readonly) */
 };
 
 /** Which names bsh_session_name() lists. */
@@ -991,6 +992,23 @@ BSH_API int bsh_policy_decide_with(const struct bsh_policy *policy,
                                    const char *command, size_t len,
                                    const struct bsh_session *session,
                                    struct bsh_policy_verdict *verdict);
+
+/**
+ * As bsh_policy_decide_with(), for a run that starts in directory `cwd`
+ * and sets `env` (env_count entries, as in bsh_run_opts) on top of its
+ * environment. `cwd` (absolute; NULL: the session's, else not known)
+ * is where relative redirection targets are taken from, so that a rule
+ * on `> /abs/path` also sees `> path` written there. A name in `env`
+ * that the policy lists (PATH, LD_*, BASH_ENV, GIT_*, ...; see the
+ * documentation) makes the run opaque, as the same assignment in the
+ * command would: unless the command is denied, the verdict is then that
+ * of `export NAME`. bsh_run() decides a run with a policy this way.
+ */
+BSH_API int bsh_policy_decide_run(
+    const struct bsh_policy *policy, const struct bsh_policy_overlay *overlay,
+    const char *command, size_t len, const struct bsh_session *session,
+    const char *cwd, const struct bsh_env_var *env, size_t env_count,
+    struct bsh_policy_verdict *verdict);
 
 /**
  * The words of command `c` of a verdict as bsh shows them: joined by

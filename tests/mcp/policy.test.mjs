@@ -171,6 +171,86 @@ test('elicitation: no answer within --ask-timeout refuses', async () => {
   await c.close();
 });
 
+// A raw legacy peer that declares elicitation; `reply` skips (and keeps)
+// everything else.
+async function rawEliciting(args = []) {
+  const s = rawServer(['--policy', DEV, ...args]);
+  s.send({ jsonrpc: '2.0', id: 0, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} },
+      clientInfo: { name: 'raw', version: '1' } } });
+  await s.next(10000);
+  s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return s;
+}
+async function until(s, pred, seen = []) {
+  for (;;) {
+    const m = await s.next(10000);
+    seen.push(m);
+    if (pred(m)) return m;
+  }
+}
+const RELATED = 'io.modelcontextprotocol/related-task';
+
+test('legacy task: it waits in input_required for the approval, then runs', async () => {
+  const s = await rawEliciting();
+  const dir = scratchDir('bsh-policy-task');
+  s.call(1, { command: 'git push 2>/dev/null; echo pushed', cwd: dir }, { task: { ttl: 60000 } });
+  const seen = [];
+  const q = await until(s, (m) => m.method === 'elicitation/create', seen);
+  const created = await until(s, (m) => m.id === 1, seen);
+  const { task } = created.result;
+  assert.equal(task.status, 'working', 'a task begins working');
+  assert.equal(q.params._meta[RELATED].taskId, task.taskId, 'the question names its task');
+  assert.equal(q.params.message, `Run this command?\n\ngit push\n\n${DEV}:9: pushing publishes`);
+  await until(s, (m) => m.method === 'notifications/tasks/status' && m.params.status === 'input_required', seen);
+  s.send({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: task.taskId } });
+  const got = await until(s, (m) => m.id === 2);
+  assert.equal(got.result.status, 'input_required');
+  assert.match(got.result.statusMessage, /approval/);
+  s.send({ jsonrpc: '2.0', id: 3, method: 'tasks/result', params: { taskId: task.taskId } });
+  // a cancel naming the server's own held id (an object) is not one of
+  // the client's requests: ignored
+  s.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { taskId: task.taskId } } });
+  s.send({ jsonrpc: '2.0', id: q.id, result: { action: 'accept', content: { approve: true } } });
+  const notes = [];
+  const r = await until(s, (m) => m.id === 3, notes);
+  assert.equal(r.result.content[0].text, 'pushed\n');
+  assert.equal(r.result._meta[RELATED].taskId, task.taskId);
+  const statuses = notes.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params.status);
+  assert.deepEqual(statuses, ['working', 'completed']);
+
+  // declined: the task fails with the refusal, and nothing ran
+  s.call(4, { command: 'npm publish; touch ran', cwd: dir }, { task: {} });
+  const q2 = await until(s, (m) => m.method === 'elicitation/create');
+  const t2 = (await until(s, (m) => m.id === 4)).result.task;
+  s.send({ jsonrpc: '2.0', id: q2.id, result: { action: 'decline' } });
+  await until(s, (m) => m.method === 'notifications/tasks/status' && m.params.status === 'failed');
+  s.send({ jsonrpc: '2.0', id: 5, method: 'tasks/result', params: { taskId: t2.taskId } });
+  const r2 = (await until(s, (m) => m.id === 5)).result;
+  assert.equal(r2.isError, true);
+  assert.equal(r2.content[0].text, `policy: not approved: npm publish (${DEV}:17: publishing is for people)`);
+  assert.equal(r2.structuredContent.policy.decision, 'ask');
+
+  // cancelled while it waits: the question is withdrawn, a late yes runs nothing
+  s.call(6, { command: 'npm publish; touch ran', cwd: dir }, { task: {} });
+  const q3 = await until(s, (m) => m.method === 'elicitation/create');
+  const t3 = (await until(s, (m) => m.id === 6)).result.task;
+  s.send({ jsonrpc: '2.0', id: 7, method: 'tasks/cancel', params: { taskId: t3.taskId } });
+  const cancelSeen = [];
+  const c3 = await until(s, (m) => m.id === 7, cancelSeen);
+  assert.equal(c3.result.status, 'cancelled');
+  assert.ok(cancelSeen.some((m) => m.method === 'notifications/cancelled' && m.params.requestId === q3.id));
+  s.send({ jsonrpc: '2.0', id: q3.id, result: { action: 'accept', content: { approve: true } } });
+  s.send({ jsonrpc: '2.0', id: 8, method: 'tasks/result', params: { taskId: t3.taskId } });
+  const r3 = (await until(s, (m) => m.id === 8)).result;
+  assert.equal(r3.isError, true);
+  assert.match(r3.content[0].text, /cancelled before its command ran/);
+  const { readdirSync } = await import('node:fs');
+  assert.deepEqual(readdirSync(dir), [], 'neither refused command ran');
+  s.close();
+  assert.equal(await s.exited, 0);
+});
+
 test('elicitation over HTTP: the question comes on the call\'s stream', async () => {
   const s = await startServer(['--policy', DEV]);
   try {
@@ -267,6 +347,31 @@ test('--ask sandbox: an ask runs read-only, and says so', async () => {
   assert.match(d.content[0].text, /^policy: denied: /, 'deny still refuses');
   const ok = await run(c, 'echo plain > out.txt; cat out.txt');
   assert.equal(ok.content[0].text, 'plain\n', 'allow runs as configured');
+  // a read-only run changes nothing, its session's state included: what
+  // it set never reaches the next (unsandboxed) run
+  const ro = await run(c, 'export PATH=/nowhere:$PATH; git push 2>/dev/null; f() { :; }');
+  assert.equal(ro.structuredContent.policy.ran, 'readonly');
+  assert.equal(ro.structuredContent.session_state, 'unchanged');
+  assert.match(ro.content[0].text, /a read-only run changes nothing/);
+  const after = await run(c, 'case $PATH in /nowhere:*) echo kept;; *) echo clean;; esac; declare -F f || echo no f');
+  assert.equal(after.content[0].text, 'clean\nno f\n');
+  await c.close();
+});
+
+test('the call\'s env is decided too: a listed name is opaque', async () => {
+  const { c, cwd } = await client();
+  const r = await run(c, 'git diff; touch ran', { env: { GIT_EXTERNAL_DIFF: 'rm -f x;:' } });
+  assert.equal(r.isError, true);
+  assert.equal(r.content[0].text,
+    `policy: approval needed: export GIT_EXTERNAL_DIFF (opaque: assignment to GIT_EXTERNAL_DIFF)\n${NEEDS}`);
+  const b = await run(c, 'true', { env: { BASH_ENV: '/dev/stdin' }, input: 'touch ran' });
+  assert.match(b.content[0].text, /assignment to BASH_ENV/);
+  const { readdirSync } = await import('node:fs');
+  assert.deepEqual(readdirSync(cwd), [], 'nothing ran');
+  const fine = await run(c, 'echo "$FOO $LANG"', { env: { FOO: 'bar', LANG: 'C.UTF-8' } });
+  assert.equal(fine.content[0].text, 'bar C.UTF-8\n');
+  const d = await run(c, 'rm -rf made', { env: { PATH: '/x' } });
+  assert.match(d.content[0].text, /^policy: denied: rm -rf made/, 'a deny stays a deny');
   await c.close();
 });
 

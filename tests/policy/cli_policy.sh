@@ -79,6 +79,19 @@ ok $? "a user file others may write is refused (2): $(cat out)"
 XDG_CONFIG_HOME=$T/xdg "$BSH" run true >out 2>&1
 ok $(($? == 125 ? 0 : 1)) "and bsh run exits 125"
 chmod 600 xdg/bsh/rules/b.rules
+chmod 777 xdg/bsh/rules
+XDG_CONFIG_HOME=$T/xdg "$BSH" check 'ls' >out 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat out)" = "bsh: policy: $T/xdg/bsh/rules/b.rules: its directory is another user's or writable by group or others: refused" ]
+ok $? "a user file in a directory others may write is refused (2): $(cat out)"
+chmod 700 xdg/bsh/rules
+BSH_POLICY=: XDG_CONFIG_HOME=$T/xdg "$BSH" check 'cat x; ls'
+ok $? "BSH_POLICY with no file in it counts as unset: the user's files apply"
+printf 'prefix_rule(pattern = ["rm\\x00"], decision = "forbidden")\n' >nul.rules
+"$BSH" policy check nul.rules >out 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat out)" = "bsh: policy: nul.rules:1:27: invalid escape '\\x' in string" ]
+ok $? "a NUL escape in a string is refused: $(cat out)"
 
 # the project's file: tightens, never loosens, unless trusted
 mkdir -p proj/.git proj/sub/.bsh proj/.bsh
@@ -174,6 +187,58 @@ fi
 "$BSH" run --sandbox-readonly 'chmod 777 /tmp 2>/dev/null && echo yes || echo no; ln -s /etc/hosts "$TMPDIR/l"; { echo x >> "$TMPDIR/l"; } 2>/dev/null && echo wrote || echo refused; (exec 3<>/etc/hostname) 2>/dev/null && echo opened || echo closed' >out 2>&1
 [ "$(cat out)" = "$(printf 'no\nrefused\nclosed')" ]
 ok $? "--sandbox-readonly as $(id -un): no chmod outside, no write through a link, no read-write open: $(tr '\n' ' ' <out)"
+
+# a read-only run saves nothing to its session, so nothing it set reaches
+# a later run; a relative target is taken from the run's directory (-C)
+RS=$T/ro.session
+"$BSH" run --policy "$DEV" --ask sandbox --session "$RS" 'export PATH=/nowhere:$PATH; git push 2>/dev/null; true' >out 2>err
+"$BSH" run --session "$RS" 'echo "$PATH"' >out 2>&1
+case "$(cat out)" in /nowhere:*) false ;; */bin*) true ;; *) false ;; esac
+ok $? "--ask sandbox with --session: the read-only run's PATH is not kept: $(head -c 80 out)"
+mkdir -p "$T/etc"
+printf 'prefix_rule(pattern = [">", "%s/etc/hosts"], decision = "forbidden")\nprefix_rule(pattern = [">"], decision = "allow")\nprefix_rule(pattern = ["echo"], decision = "allow")\n' "$T" >"$T/w.rules"
+"$BSH" run --policy "$T/w.rules" -C "$T/etc" 'echo x >> hosts' >out 2>&1
+rc=$?
+[ $rc -eq 126 ] && [ ! -e "$T/etc/hosts" ]
+ok $? "run -C DIR: a relative target is DIR's file (exit $rc: $(head -1 out))"
+(cd "$T/etc" && "$BSH" check --policy "$T/w.rules" 'echo x > sub/../hosts') >out 2>&1
+[ $? -eq 1 ]
+ok $? "check: a relative target is taken from here, .. folded: $(head -1 out)"
+
+# a session file edited so that its restore runs a command: the policy
+# sees it as a source of a file, never allowed
+TS=$T/tampered.session
+"$BSH" run --session "$TS" 'f() { echo hi; }' >/dev/null 2>&1
+python3 - "$TS" "$T/pwned" <<'PY'
+import re, sys
+path, mark = sys.argv[1], sys.argv[2]
+data = open(path, 'rb').read()
+m = re.search(rb'\nf 0 (\d+)\n', data)
+start = m.end()
+n = int(m.group(1))
+text = data[start:start + n] + b'\ntouch ' + mark.encode() + b'\n'
+data = data[:m.start()] + b'\nf 0 %d\n' % len(text) + text + data[start + n:]
+open(path, 'wb').write(data)
+PY
+"$BSH" run --policy "$DEV" --ask refuse --session "$TS" 'ls' >out 2>&1
+rc=$?
+[ $rc -eq 126 ] && [ ! -e "$T/pwned" ] &&
+    grep -q "opaque: source of a file" out
+ok $? "a session whose restore runs a command: refused (exit $rc: $(head -1 out))"
+"$BSH" run --session "$RS" 'g() { ls; }; alias ll="ls -l"' >/dev/null 2>&1
+"$BSH" check --policy "$DEV" --session "$RS" 'g; ll' >out 2>&1
+ok $? "a session that only defines functions: decided as before: $(head -1 out)"
+
+# history expansion kept on in a session: a `!` in a later command is
+# re-read by bash, so it is opaque
+HS=$T/history.session
+"$BSH" run --session "$HS" 'set -o history -o histexpand' >/dev/null 2>&1
+"$BSH" check --policy "$DEV" --session "$HS" 'echo hi!' >out 2>&1
+rc=$?
+[ $rc -eq 3 ] && [ "$(cat out)" = "policy: approval needed: set -H (opaque: eval of a dynamic string)" ]
+ok $? "a session with history expansion on: a ! is opaque (exit $rc: $(cat out))"
+"$BSH" check --policy "$DEV" --session "$HS" 'echo hi' >out 2>&1
+ok $? "and a command without one is decided as before"
 
 echo "1..$n"
 [ $failed -eq 0 ]

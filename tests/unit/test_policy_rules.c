@@ -218,11 +218,72 @@ static void test_warnings(void)
     remove("test_policy_rules.tmp");
 }
 
+/* bsh_policy_decide_run(): the run's directory and environment count. */
+static void test_decide_run(void)
+{
+    const char *text =
+        "prefix_rule(pattern = [\"echo\"], decision = \"allow\")\n"
+        "prefix_rule(pattern = [\">\"], decision = \"allow\")\n"
+        "prefix_rule(pattern = [\">\", \"/etc/hosts\"], decision = "
+        "\"forbidden\")\n"
+        "prefix_rule(pattern = [\"rm\"], decision = \"forbidden\")\n";
+    struct bsh_policy *p = NULL;
+    struct bsh_error err;
+    if (bsh_policy_parse(text, strlen(text), "run.rules", BSH_ASK, &p, &err) !=
+        BSH_OK) {
+        ok(false, "run.rules loads");
+        diag("%s", err.text_err);
+        return;
+    }
+    struct bsh_policy_verdict v;
+    const char *cmd = "echo x > hosts";
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, "/etc", NULL,
+                                 0, &v),
+           BSH_DENY, "a relative target is taken from cwd");
+    bsh_policy_verdict_free(&v);
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, "/tmp", NULL,
+                                 0, &v),
+           BSH_ALLOW, "and elsewhere is another file");
+    bsh_policy_verdict_free(&v);
+    cmd = "echo x > ssl/../hosts";
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, "/etc", NULL,
+                                 0, &v),
+           BSH_DENY, ".. folded");
+    bsh_policy_verdict_free(&v);
+    cmd = "echo x > ../../x";
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, NULL, NULL, 0,
+                                 &v),
+           BSH_ASK, "climbing from a place not known: not known");
+    bsh_policy_verdict_free(&v);
+    struct bsh_env_var env[] = {{"FOO", "1"}, {"LD_PRELOAD", "/x.so"}};
+    cmd = "echo hi";
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, NULL, env, 1,
+                                 &v),
+           BSH_ALLOW, "an unlisted variable in env: as before");
+    bsh_policy_verdict_free(&v);
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, NULL, env, 2,
+                                 &v),
+           BSH_ASK, "a listed one: opaque");
+    is_str(v.ncommands > 0 ? v.commands[v.decider].reason : NULL,
+           "assignment to LD_PRELOAD", "its reason");
+    bsh_policy_verdict_free(&v);
+    cmd = "rm x";
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, NULL, env, 2,
+                                 &v),
+           BSH_DENY, "a deny stays a deny");
+    bsh_policy_verdict_free(&v);
+    is_int(bsh_policy_decide_run(p, NULL, cmd, strlen(cmd), NULL, NULL, env, 2,
+                                 NULL),
+           BSH_DENY, "without a verdict too");
+    bsh_policy_free(p);
+}
+
 int main(void)
 {
     test_messages();
     test_file_errors();
     test_codex_file();
     test_warnings();
+    test_decide_run();
     return tap_done();
 }
