@@ -349,6 +349,7 @@ struct walk {
     enum pol_stdin stdin_kind;
     char *stdin_text;
     size_t stdin_len;
+    bool integer; /* a declaration gives a variable the integer attribute */
 };
 
 static struct pol_simple *new_simple(struct walk *wk, TSNode n)
@@ -432,6 +433,10 @@ static void add_assign_name(struct walk *wk, struct pol_simple *c,
     if (ts_node_is_null(name))
         return;
     if (type_is(name, "subscript")) {
+        size_t ss = ts_node_start_byte(name);
+        /* a['$(id)']=1: the subscript is arithmetic, its string run */
+        if (pol_quoted_subscript(wk->text + ss, ts_node_end_byte(name) - ss))
+            wk->out->error = "eval of a dynamic string";
         TSNode inner = ts_node_child_by_field_name(name, "name", 4);
         if (!ts_node_is_null(inner))
             name = inner;
@@ -750,10 +755,15 @@ static void visit_declaration(struct walk *wk, TSNode n)
         do {
             TSNode k = ts_tree_cursor_current_node(&cur);
             const char *t = ts_node_type(k);
+            size_t ks = ts_node_start_byte(k), ke = ts_node_end_byte(k);
+            if (ke - ks >= 2 && wk->text[ks] == '-' &&
+                memchr(wk->text + ks, 'i', ke - ks) != NULL)
+                wk->integer = true; /* declare -i, local -ai, ... */
             if (!ts_node_is_named(k)) {
                 size_t s = ts_node_start_byte(k), e = ts_node_end_byte(k);
                 struct pol_word w = {.value = dup_bytes(wk->text + s, e - s),
                                      .len = e - s};
+
                 if (w.value == NULL)
                     wk->nomem = true;
                 else
@@ -914,7 +924,11 @@ static void hidden_assignments(struct walk *wk, TSNode n, bool arithmetic,
                       !(k > 0 && (t[k - 1] == '!' || t[k - 1] == '<' ||
                                   t[k - 1] == '>'));
             assigned = before || after || op;
-        } else { /* ${NAME=...}, ${NAME:=...} */
+        } else { /* ${NAME=...}, ${NAME:=...}, ${NAME[0]=...} */
+            if (k < e && t[k] == '[') {
+                const char *close = memchr(t + k, ']', e - k);
+                k = close != NULL ? (size_t)(close - t) + 1 : e;
+            }
             assigned = i >= s + 2 && t[i - 1] == '{' && t[i - 2] == '$' &&
                        ((k < e && t[k] == '=') ||
                         (k + 1 < e && t[k] == ':' && t[k + 1] == '='));
@@ -1014,6 +1028,24 @@ static bool nested_backticks(const char *text, TSNode n)
     return false;
 }
 
+/* A loop's body: what it holds may run many times (a cd in it, too). */
+static void add_loop(struct walk *wk, TSNode n)
+{
+    struct pol_script *s = wk->out;
+    if (s->nloops == s->cap_loops) {
+        size_t cap = s->cap_loops ? s->cap_loops * 2 : 4;
+        struct pol_range *v = realloc(s->loops, cap * sizeof(*v));
+        if (v == NULL) {
+            wk->nomem = true;
+            return;
+        }
+        s->loops = v;
+        s->cap_loops = cap;
+    }
+    s->loops[s->nloops++] =
+        (struct pol_range){ts_node_start_byte(n), ts_node_end_byte(n)};
+}
+
 /* Visits node `n` on the way down; returns false to skip its subtree. */
 static bool visit(struct walk *wk, TSNode n, enum pol_kind k,
                   enum pol_kind parent, bool top_level)
@@ -1026,6 +1058,9 @@ static bool visit(struct walk *wk, TSNode n, enum pol_kind k,
     switch (k) {
     case PK_COMMAND:
         visit_command(wk, n);
+        break;
+    case PK_DO_GROUP:
+        add_loop(wk, n);
         break;
     case PK_DECLARATION:
     case PK_UNSET:
@@ -1136,6 +1171,7 @@ void pol_script_free(struct pol_script *s)
     for (size_t i = 0; i < s->nfuncs; i++)
         free(s->funcs[i].name);
     free(s->funcs);
+    free(s->loops);
     memset(s, 0, sizeof(*s));
 }
 
@@ -1229,6 +1265,11 @@ int pol_bash_parse(TSParser *given, const char *text, size_t len,
         out->error = "parse error";
     else
         walk_tree(&wk, root);
+    /* an integer variable evaluates what it is given as arithmetic, from
+     * wherever it comes (printf -v, for, ${x:=...}): a quoted subscript
+     * anywhere may be run */
+    if (out->error == NULL && wk.integer && pol_quoted_subscript(text, len))
+        out->error = "eval of a dynamic string";
     free(wk.stdin_text);
     ts_tree_delete(tree);
     if (out->error != NULL) {

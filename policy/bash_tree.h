@@ -48,11 +48,18 @@ struct pol_funcdef {
                         * subshell, a body, a condition or a list */
 };
 
+/* A byte range of the script. */
+struct pol_range {
+    size_t start, end;
+};
+
 struct pol_script {
     struct pol_simple *cmds;
     size_t ncmds, cap_cmds;
     struct pol_funcdef *funcs;
     size_t nfuncs, cap_funcs;
+    struct pol_range *loops; /* the bodies of for, while, until, select */
+    size_t nloops, cap_loops;
     const char *error; /* "parse error", "nesting too deep", or NULL */
 };
 

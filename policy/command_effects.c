@@ -76,6 +76,16 @@ bool pol_listed_name(const char *name)
                                          "CARGO_ENCODED_RUSTFLAGS",
                                          "BSH_POLICY",
                                          "BSH_POLICY_DEFAULT",
+                                         "TAR_OPTIONS",
+                                         "MAKEFLAGS",
+                                         "MFLAGS",
+                                         "GNUMAKEFLAGS",
+                                         "GOFLAGS",
+                                         "TEXTDOMAIN",
+                                         "TEXTDOMAINDIR",
+                                         "LOCPATH",
+                                         "NLSPATH",
+                                         "GCONV_PATH",
                                          NULL};
     for (const char *const *l = listed; *l; l++)
         if (strcmp(name, *l) == 0)
@@ -84,6 +94,7 @@ bool pol_listed_name(const char *name)
            strncmp(name, "GIT_CONFIG", 10) == 0 ||
            strncmp(name, "BASH_FUNC_", 10) == 0 ||
            strncmp(name, "CARGO_BUILD_", 12) == 0 ||
+           strncasecmp(name, "npm_config_", 11) == 0 ||
            (strncmp(name, "CARGO_TARGET_", 13) == 0 &&
             strcmp(name, "CARGO_TARGET_DIR") != 0);
 }
@@ -458,6 +469,13 @@ struct running_option {
 static const struct running_option running_options[] = {
     {"sort", "--compress-program", NULL},
     {"cargo", "--config", NULL},
+    {"make", "--eval", NULL},
+    {"make", "-E", NULL},
+    {"npm", "--script-shell", NULL},
+    {"go", "-toolexec", NULL},
+    {"go", "-exec", NULL},
+    {"go", "-vettool", NULL},
+    {"tar", "--rmt-command", NULL},
     {"rg", "--pre", NULL},
     {"man", "-P", NULL},
     {"man", "--pager", NULL},
@@ -495,6 +513,8 @@ static const struct running_option running_options[] = {
     {"nvim", "+", NULL},
     {"nvim", "--cmd", NULL},
 };
+static const size_t nrunning_options =
+    sizeof(running_options) / sizeof(running_options[0]);
 
 /* Whether word `v` uses option `opt` (with its value containing `value`,
  * case-insensitive, when given: the value may be the next word). */
@@ -540,6 +560,56 @@ static bool may_be_option(const struct pol_word *w)
            c0 == '(' /* xargs' (input) */ || c0 == '\0';
 }
 
+/* A dynamic word that starts with a dash: whether its written start (up
+ * to the first expansion or quote) may begin one of `base`'s options that
+ * run a program (`--pre="$x"`, `-xI$p`; not make's `-j$(nproc)`). Any other
+ * dynamic start may be any option. */
+static bool dynamic_may_run(const struct pol_word *w, const char *base)
+{
+    if (w->value[0] != '-')
+        return true;
+    char prefix[64];
+    size_t k = 0;
+    while (k + 1 < sizeof(prefix) && w->value[k] != '\0' &&
+           strchr("$`\"'\\", w->value[k]) == NULL) {
+        prefix[k] = w->value[k];
+        k++;
+    }
+    prefix[k] = '\0';
+    for (size_t r = 0; r < nrunning_options; r++) {
+        const struct running_option *o = &running_options[r];
+        if (strcmp(o->program, base) != 0)
+            continue;
+        if (strncmp(o->option, prefix, k) == 0 ||
+            uses(prefix, NULL, o->option, NULL))
+            return true;
+    }
+    return false;
+}
+
+/* tar with an archive on another host (HOST:FILE, which tar opens
+ * through rsh) unless --force-local. */
+static bool remote_archive(const struct pol_word *w, size_t n)
+{
+    bool remote = false;
+    for (size_t i = 1; i < n; i++) {
+        if (word_is(&w[i], "--force-local"))
+            return false;
+        const char *v = w[i].value;
+        if (w[i].dynamic)
+            continue;
+        if (strncmp(v, "--file=", 7) == 0)
+            v += 7;
+        else if (v[0] == '-')
+            continue;
+        const char *colon = strchr(v, ':');
+        if (colon != NULL && memchr(v, '/', (size_t)(colon - v)) == NULL &&
+            colon != v)
+            remote = true;
+    }
+    return remote;
+}
+
 /* git subcommands that take an option running a program (--upload-pack,
  * --receive-pack, --exec, -O): a dynamic word may be one. */
 static bool git_takes_running_option(const struct pol_word *w, size_t n)
@@ -570,8 +640,9 @@ static const char *running_option(const struct pol_word *w, size_t n,
                                   const char *base)
 {
     /* one look for the programs of the table first */
-    static const char programs[] =
-        " sort rg man git tar rsync ssh scp sftp zip less vim vi nvim cargo ";
+    static const char programs[] = " sort rg man git tar rsync ssh scp sftp "
+                                   "zip less vim vi nvim cargo make "
+                                   "npm go ";
     char key[40];
     size_t bl = strlen(base);
     if (bl + 3 > sizeof(key))
@@ -586,12 +657,26 @@ static const char *running_option(const struct pol_word *w, size_t n,
     if (strcmp(base, "tar") == 0 && n > 1 && !w[1].dynamic &&
         w[1].value[0] != '-' && strpbrk(w[1].value, "IF") != NULL)
         return "an option that runs a program";
+    if (strcmp(base, "tar") == 0 && remote_archive(w, n))
+        return "an option that runs a program";
+    /* make VAR=VALUE: SHELL runs the recipes, and $(shell ...) runs at
+     * once */
+    if (strcmp(base, "make") == 0)
+        for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
+            const char *eq = w[i].dynamic ? NULL : strchr(w[i].value, '=');
+            if (eq != NULL && w[i].value[0] != '-' &&
+                (strncmp(w[i].value, "SHELL", 5) == 0 ||
+                 strncmp(w[i].value, "MAKESHELL", 9) == 0 ||
+                 strchr(eq, '$') != NULL || strchr(eq, '`') != NULL))
+                return "an option that runs a program";
+        }
     /* a dynamic word may expand to such an option (`--pre="$x"`, `$x`,
      * xargs' input), unless after `--` */
     bool git = strcmp(base, "git") == 0;
     for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
         if (w[i].dynamic && may_be_option(&w[i]) &&
-            (!git || git_takes_running_option(w, n)))
+            (!git || git_takes_running_option(w, n)) &&
+            dynamic_may_run(&w[i], base))
             return "an option that runs a program";
     }
     for (size_t r = 0; r < sizeof(running_options) / sizeof(running_options[0]);

@@ -444,9 +444,20 @@ static struct outcome decide_shell(struct ctx *c, const struct pol_word *w,
                     from_stdin = true;
                 if (*k == 'i' && v[0] == '-')
                     interactive = true; /* aliases, history, PS1, ... */
+                /* -k: words become assignments; -H: history expansion */
+                if ((*k == 'k' || *k == 'H') && v[0] == '-')
+                    interactive = true;
                 if (*k == 'o' || *k == 'O')
                     takes = true;
             }
+            /* -o keyword, -o history, -O cdable_vars: the script reads
+             * or runs otherwise than it is written */
+            if (takes && i + 1 < n && v[0] == '-' &&
+                (w[i + 1].dynamic || strcmp(w[i + 1].value, "keyword") == 0 ||
+                 strcmp(w[i + 1].value, "history") == 0 ||
+                 strcmp(w[i + 1].value, "histexpand") == 0 ||
+                 strcmp(w[i + 1].value, "cdable_vars") == 0))
+                interactive = true;
             if (takes)
                 i++;
             continue;
@@ -1074,77 +1085,147 @@ static char *plain_path(const char *dir, const char *path)
     return out;
 }
 
-/* Where a script's cds may take a relative redirection of it. Unknown
- * (false) for pushd/popd, eval or source (which may cd), a dynamic cd
- * (`cd "$D"`, `cd -`, `cd ~`, cd with no operand), or more than one cd
- * when a place is known (which ran first, in a subshell, in a function,
- * under a condition, is not known). Else `*to` is the one cd's operand,
- * or NULL when there is none. */
-static bool cds_known(const struct pol_script *s, const char *base,
-                      const char **to)
+/* At most this many places a relative redirection may be taken from;
+ * more are not known. */
+#define TARGET_DIRS_MAX 8
+
+/* The word of a simple command that says what it runs, past `builtin`,
+ * `command` and `time` (and `-p`, `--`); NULL when dynamic or none. */
+static const char *runs_word(const struct pol_simple *cmd, size_t *at)
 {
-    *to = NULL;
-    size_t cds = 0;
-    bool absolute = false;
-    for (size_t i = 0; i < s->ncmds; i++) {
-        const struct pol_simple *cmd = &s->cmds[i];
-        if (cmd->nwords == 0 || cmd->words[0].dynamic)
+    for (size_t k = 0; k < cmd->nwords; k++) {
+        const struct pol_word *w = &cmd->words[k];
+        if (w->dynamic)
+            return NULL;
+        if (strcmp(w->value, "builtin") == 0 ||
+            strcmp(w->value, "command") == 0 || strcmp(w->value, "time") == 0 ||
+            (k > 0 &&
+             (strcmp(w->value, "-p") == 0 || strcmp(w->value, "--") == 0)))
             continue;
-        const char *w0 = cmd->words[0].value;
-        /* these may cd later, or make cd go elsewhere (cdable_vars) */
-        if (strcmp(w0, "pushd") == 0 || strcmp(w0, "popd") == 0 ||
-            strcmp(w0, "eval") == 0 || strcmp(w0, "source") == 0 ||
-            strcmp(w0, ".") == 0 || strcmp(w0, "trap") == 0 ||
-            strcmp(w0, "alias") == 0 || strcmp(w0, "shopt") == 0)
-            return false;
-        bool cd = strcmp(w0, "cd") == 0;
-        for (size_t k = 1; !cd && k < cmd->nwords; k++) /* builtin cd ... */
-            cd = !cmd->words[k].dynamic &&
-                 strcmp(cmd->words[k].value, "cd") == 0;
-        if (!cd)
-            continue;
-        cds++;
-        const struct pol_word *op = &cmd->words[cmd->nwords - 1];
-        if (cmd->nwords < 2 || op->dynamic || op->glob || op->value[0] == '-' ||
-            op->value[0] == '~' || strcmp(op->value, "cd") == 0 ||
-            strstr(op->value, "/proc") != NULL)
-            return false;
-        absolute |= op->value[0] == '/';
-        *to = op->value;
+        *at = k;
+        return w->value;
     }
-    /* relative cds from an unknown place keep a relative target relative,
-     * as loose as the rules on relative paths are */
-    return cds <= 1 || (base == NULL && !absolute);
+    return NULL;
 }
 
-/* The places a relative redirection of the innermost script may be
- * taken from: the run's start (`base`: the run's own directory, or its
+/* Whether a trap's or an alias's strings (words from `from`) may change
+ * directory when they run: dynamic, or naming cd, pushd, popd, eval or
+ * source. */
+static bool strings_may_cd(const struct pol_simple *cmd, size_t from)
+{
+    static const char *const movers[] = {"cd",   "pushd",  "popd",
+                                         "eval", "source", ". "};
+    for (size_t k = from; k < cmd->nwords; k++) {
+        if (cmd->words[k].dynamic)
+            return true;
+        for (size_t m = 0; m < sizeof(movers) / sizeof(movers[0]); m++)
+            if (strstr(cmd->words[k].value, movers[m]) != NULL)
+                return true;
+    }
+    return false;
+}
+
+/* Whether byte `pos` of script `s` may run more than once: in a loop's
+ * body or a function's. */
+static bool repeats(const struct pol_script *s, size_t pos)
+{
+    for (size_t i = 0; i < s->nloops; i++)
+        if (s->loops[i].start <= pos && pos < s->loops[i].end)
+            return true;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        if (s->funcs[i].body_start <= pos && pos < s->funcs[i].body_end)
+            return true;
+    return false;
+}
+
+/* Adds place `d` (taken; NULL: the start, not known) unless there. */
+static bool add_dir(char **dirs, size_t *n, char *d)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if ((d == NULL && dirs[i] == NULL) ||
+            (d != NULL && dirs[i] != NULL && strcmp(d, dirs[i]) == 0)) {
+            free(d);
+            return true;
+        }
+    }
+    if (*n == TARGET_DIRS_MAX) {
+        free(d);
+        return false;
+    }
+    dirs[(*n)++] = d;
+    return true;
+}
+
+/* Follows the cds of script `s` in source order: each `cd` adds where it
+ * leads from every place so far (whether it ran first is not known, so
+ * the places before stay). False when they cannot be followed: pushd,
+ * popd, eval, source (which may cd), a trap or alias that may, shopt
+ * (cdable_vars), a dynamic cd (`cd "$D"`, `cd -`, `cd ~`, cd with no
+ * operand), a cd into /proc, a cd that may run more than once (in a loop
+ * or a function), a relative cd where the session sends it elsewhere
+ * (CDPATH, cdable_vars), or more places than the bound. */
+static bool follow_cds(const struct ctx *c, const struct pol_script *s,
+                       char **dirs, size_t *n)
+{
+    for (size_t i = 0; i < s->ncmds; i++) {
+        const struct pol_simple *cmd = &s->cmds[i];
+        size_t at = 0;
+        const char *w = runs_word(cmd, &at);
+        if (w == NULL)
+            continue;
+        if (strcmp(w, "pushd") == 0 || strcmp(w, "popd") == 0 ||
+            strcmp(w, "eval") == 0 || strcmp(w, "source") == 0 ||
+            strcmp(w, ".") == 0)
+            return false;
+        if ((strcmp(w, "trap") == 0 || strcmp(w, "alias") == 0) &&
+            strings_may_cd(cmd, at + 1))
+            return false;
+        if (strcmp(w, "shopt") == 0)
+            for (size_t k = at + 1; k < cmd->nwords; k++)
+                if (cmd->words[k].dynamic ||
+                    strcmp(cmd->words[k].value, "cdable_vars") == 0)
+                    return false;
+        if (strcmp(w, "cd") != 0)
+            continue;
+        const struct pol_word *op = &cmd->words[cmd->nwords - 1];
+        if (cmd->nwords < at + 2 || op->dynamic || op->glob ||
+            op->value[0] == '-' || op->value[0] == '~' ||
+            strstr(op->value, "/proc") != NULL || repeats(s, cmd->start) ||
+            (op->value[0] != '/' && c->lookup != NULL &&
+             c->lookup->cd_elsewhere))
+            return false;
+        size_t before = *n;
+        for (size_t j = 0; j < before; j++) {
+            if (op->value[0] != '/' && dirs[j] == NULL)
+                continue; /* from a place not known: stays relative */
+            char *to =
+                plain_path(op->value[0] == '/' ? NULL : dirs[j], op->value);
+            if (to == NULL || !add_dir(dirs, n, to))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The places a relative redirection of the innermost script may be taken
+ * from: the run's start (`base`: the run's own directory, or its
  * session's; NULL when not known, and the target stays as written), and
- * after the script's one cd, whichever ran first. False when they cannot
- * be told. */
+ * wherever the cds of this script and of those it is nested in lead (a
+ * nested script, bash -c or eval, starts where its caller was). False
+ * when they cannot be told. */
 static bool target_dirs(const struct ctx *c, char **dirs, size_t *n)
 {
     *n = 0;
     const char *base = c->cwd;
     if (base == NULL && c->lookup != NULL)
         base = c->lookup->cwd;
-    if (c->nscopes == 0) {
-        dirs[(*n)++] = base != NULL ? strdup(base) : NULL;
-        return base == NULL || dirs[0] != NULL;
-    }
-    const char *to;
-    /* a nested script (bash -c, eval) starts where its caller was */
-    for (size_t s = 0; s + 1 < c->nscopes; s++)
-        if (!cds_known(c->scopes[s], base, &to) || to != NULL)
-            return false;
-    if (!cds_known(c->scopes[c->nscopes - 1], base, &to))
+    char *start = base != NULL ? strdup(base) : NULL;
+    if (base != NULL && start == NULL)
         return false;
-    dirs[(*n)++] = base != NULL ? strdup(base) : NULL;
-    if (to != NULL && (to[0] == '/' || base != NULL))
-        dirs[(*n)++] = plain_path(to[0] == '/' ? NULL : base, to);
-    for (size_t i = 0; i < *n; i++)
-        if (dirs[i] == NULL && (i > 0 || base != NULL))
-            return false; /* out of memory: not known */
+    dirs[(*n)++] = start;
+    for (size_t s = 0; s < c->nscopes; s++)
+        if (!follow_cds(c, c->scopes[s], dirs, n))
+            return false;
     return true;
 }
 
@@ -1157,7 +1238,7 @@ static struct outcome decide_write(struct ctx *c, const struct pol_word *words,
     if (nwords < 2)
         return rules_or(c, words, nwords, by_default(c));
     const struct pol_word *t = &words[1];
-    char *dirs[2] = {NULL, NULL};
+    char *dirs[TARGET_DIRS_MAX] = {NULL};
     size_t ndirs = 1;
     bool known =
         t->dynamic || t->value[0] == '/' || target_dirs(c, dirs, &ndirs);
@@ -1185,8 +1266,8 @@ static struct outcome decide_write(struct ctx *c, const struct pol_word *words,
         combine(&o, rules_or(c, w, 2, by_default(c)));
         free(plain);
     }
-    free(dirs[0]);
-    free(dirs[1]);
+    for (size_t i = 0; i < TARGET_DIRS_MAX; i++)
+        free(dirs[i]);
     return o;
 }
 

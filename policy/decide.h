@@ -18,6 +18,9 @@ struct pol_lookup {
     /* the body of function `name`, or NULL */
     const char *(*function)(const void *data, const char *name, size_t *len);
     const char *cwd; /* the session's directory, or NULL */
+    /* a relative cd may go elsewhere than the operand says (the session
+     * keeps CDPATH, or cdable_vars on) */
+    bool cd_elsewhere;
 };
 
 /* What a lookup returns for a definition that exists but cannot be read

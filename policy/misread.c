@@ -277,7 +277,11 @@ const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
         for (size_t i = s; i + 1 < e; i++) /* value holds */
             if (text[i] == '@' && text[i + 1] == 'P')
                 return "eval of a dynamic string";
-        return indirect(text + s, e - s) ? "eval of a dynamic string" : NULL;
+        /* ${a['$(id)']}: a quoted subscript is evaluated too */
+        return indirect(text + s, e - s) ||
+                       pol_quoted_subscript(text + s, e - s)
+                   ? "eval of a dynamic string"
+                   : NULL;
     default:
         return NULL;
     }

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct session_view {
     const struct bsh__state *state;
@@ -87,7 +88,17 @@ int pol_session_lookup(const struct bsh_session *session,
     lookup->data = v;
     lookup->alias = alias_value;
     lookup->function = function_body;
-    lookup->cwd = session->cwd;
+    /* where the run starts: the session's directory, or its base when
+     * that one is gone (as the run does) */
+    struct stat st;
+    lookup->cwd = stat(session->cwd, &st) == 0 && S_ISDIR(st.st_mode)
+                      ? session->cwd
+                      : session->base_dir;
+    const struct bsh__rec *cdable =
+        bsh__state_find(v->state, REC_OPTION, "cdable_vars");
+    lookup->cd_elsewhere =
+        bsh__state_find(v->state, REC_VAR, "CDPATH") != NULL ||
+        (cdable != NULL && strstr(cdable->text, " -s ") != NULL);
     *state = v;
     return 0;
 }

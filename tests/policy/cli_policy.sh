@@ -240,5 +240,23 @@ ok $? "a session with history expansion on: a ! is opaque (exit $rc: $(cat out))
 "$BSH" check --policy "$DEV" --session "$HS" 'echo hi' >out 2>&1
 ok $? "and a command without one is decided as before"
 
+# a session that sends a relative cd elsewhere (cdable_vars) or whose
+# directory is gone: the places a write may go are taken as bash takes them
+CS=$T/cdable.session
+"$BSH" run --session "$CS" 'shopt -s cdable_vars; x=/etc' >/dev/null 2>&1
+"$BSH" check --policy "$DEV" --session "$CS" 'cd x; echo hi > hosts' >out 2>&1
+rc=$?
+[ $rc -eq 3 ]
+ok $? "a session with cdable_vars: a relative cd is not followed (exit $rc: $(cat out))"
+GS=$T/gone.session
+mkdir -p "$T/gone/d"
+"$BSH" run -C /etc --session "$GS" true >/dev/null 2>&1
+"$BSH" run --session "$GS" "cd $T/gone/d" >/dev/null 2>&1
+rmdir "$T/gone/d"
+"$BSH" check --policy "$DEV" --session "$GS" 'echo > hosts' >out 2>&1
+rc=$?
+[ $rc -eq 1 ] && [ "$(cat out)" = "policy: denied: '>' hosts ($DEV:24: system files)" ]
+ok $? "a session whose directory is gone: the run starts in its base, and so does the policy (exit $rc: $(cat out))"
+
 echo "1..$n"
 [ $failed -eq 0 ]
