@@ -54,6 +54,7 @@ static void approval_free(struct approval *a)
     json_decref(a->remember);
     free(a->command);
     free(a->session);
+    free(a->arguments);
     free(a->refusal);
     free(a);
 }
@@ -140,6 +141,14 @@ void approval_ask_modern(struct registry *g, json_t *call_id,
         return;
     }
     a->modern = true;
+    a->arguments = json_dumps(q->arguments,
+                              JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    if (a->arguments == NULL) {
+        approval_free(a);
+        json_decref(ep);
+        rpc_result(call_id, reply_tool_error("out of memory"));
+        return;
+    }
     random_key(a->key, sizeof(a->key));
     a->next = as->first;
     as->first = a;
@@ -258,8 +267,13 @@ int approval_modern_answer(struct registry *g, json_t *call_id, json_t *params,
     struct approval *a = take(&g->approvals, state, true);
     if (a == NULL)
         return -1;
-    /* The answer counts for the command that was asked about, no other. */
-    if (strcmp(a->command, command) != 0 ||
+    /* The answer counts for the call that was asked about, no other: the
+     * same command, session, cwd, env and the rest. */
+    char *args = json_dumps(json_object_get(params, "arguments"),
+                            JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    bool same = args != NULL && strcmp(args, a->arguments) == 0;
+    free(args);
+    if (!same || strcmp(a->command, command) != 0 ||
         strcmp(a->session, session != NULL ? session : "") != 0 ||
         mono_ms() > a->deadline_ms) {
         refuse(call_id, a, true);

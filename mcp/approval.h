@@ -30,8 +30,10 @@ struct approval {
     json_t *call_id; /* the tools/call (legacy) */
     json_t *params;  /* its params, to start it once approved */
     bool modern;
-    char *command; /* what was asked about */
-    char *session; /* its session's name, "" for none */
+    char *command;   /* what was asked about */
+    char *session;   /* its session's name, "" for none */
+    char *arguments; /* modern: all the call's arguments (sorted JSON): the
+                        answer counts for exactly this call */
     double since_ms, deadline_ms, last_progress_ms;
     json_int_t last_progress;
     char *refusal;    /* "policy: not approved: CMD (WHY)" */
@@ -62,6 +64,7 @@ struct approval_question {
     json_t *remember;           /* taken */
     int64_t call_timeout_ms;    /* the call's own deadline; < 0: none */
     const char *task_id;        /* legacy: the task that waits, or NULL */
+    json_t *arguments;          /* the call's arguments (borrowed) */
 };
 
 /* Legacy: sends elicitation/create for the call and holds it. False when

@@ -166,6 +166,7 @@ static enum policy_gate ask(struct registry *g, struct gate_call *gc,
             .policy = policy_object(v),
             .remember = words_to_remember(v),
             .call_timeout_ms = gc->timeout_ms,
+            .arguments = json_object_get(gc->params, "arguments"),
         };
         bool ok = true;
         if (gc->modern)

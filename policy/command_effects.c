@@ -43,6 +43,7 @@ bool pol_listed_name(const char *name)
                                          "BASH_XTRACEFD",
                                          "HISTFILE",
                                          "GIT_DIR",
+                                         "GIT_COMMON_DIR",
                                          "GIT_WORK_TREE",
                                          "GIT_TEMPLATE_DIR",
                                          "GIT_PROXY_COMMAND",
@@ -92,6 +93,7 @@ bool pol_listed_name(const char *name)
             return true;
     return strncmp(name, "LD_", 3) == 0 ||
            strncmp(name, "GIT_CONFIG", 10) == 0 ||
+           strncmp(name, "GIT_TRACE", 9) == 0 || /* writes to any file */
            strncmp(name, "BASH_FUNC_", 10) == 0 ||
            strncmp(name, "CARGO_BUILD_", 12) == 0 ||
            strncasecmp(name, "npm_config_", 11) == 0 ||

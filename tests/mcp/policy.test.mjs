@@ -296,6 +296,16 @@ test('2026-07-28: input_required, then the retry with the answer', async () => {
   const wrong = await srv.next();
   assert.equal(wrong.result.isError, true);
   assert.match(wrong.result.content[0].text, /^policy: not approved: /);
+  // the same command with another env (or cwd) is another call
+  srv.call(20, args, { _meta: meta });
+  const q1 = await srv.next();
+  srv.call(21, { ...args, env: { PATH: '/nowhere' } }, {
+    _meta: meta, requestState: q1.result.requestState,
+    inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+  });
+  const other = await srv.next();
+  assert.equal(other.result.isError, true);
+  assert.match(other.result.content[0].text, /^policy: not approved: /);
   srv.call(3, args, { _meta: meta });
   const q2 = await srv.next();
   srv.call(4, args, {
