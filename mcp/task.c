@@ -75,6 +75,11 @@ static void status_message(const struct task *t, char *buf, size_t size)
                  t->ran ? "its run was killed" : "its command never ran");
     else if (terminal(t->status) && !t->ran)
         snprintf(buf, size, "its command did not run: the result says why");
+    else if (terminal(t->status))
+        snprintf(buf, size, "the command ended%s",
+                 t->status == TASK_FAILED ? " with an error or a non-zero "
+                                            "exit"
+                                          : "");
     else if (r == NULL && t->status == TASK_INPUT_REQUIRED)
         snprintf(buf, size,
                  "the command waits for a person's approval "
@@ -83,11 +88,6 @@ static void status_message(const struct task *t, char *buf, size_t size)
         snprintf(buf, size,
                  "the command waits for a person's approval or "
                  "for its session");
-    else if (terminal(t->status))
-        snprintf(buf, size, "the command ended%s",
-                 t->status == TASK_FAILED ? " with an error or a non-zero "
-                                            "exit"
-                                          : "");
     else if (t->status == TASK_INPUT_REQUIRED)
         snprintf(buf, size, "run %s waits for input (%s); %s", r->id,
                  bsh_input_wait_name(r->input_wait),

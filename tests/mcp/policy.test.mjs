@@ -218,6 +218,10 @@ test('legacy task: it waits in input_required for the approval, then runs', asyn
   assert.equal(r.result._meta[RELATED].taskId, task.taskId);
   const statuses = notes.filter((m) => m.method === 'notifications/tasks/status').map((m) => m.params.status);
   assert.deepEqual(statuses, ['working', 'completed']);
+  s.send({ jsonrpc: '2.0', id: 30, method: 'tasks/get', params: { taskId: task.taskId } });
+  const ended = (await until(s, (m) => m.id === 30)).result;
+  assert.equal(ended.status, 'completed');
+  assert.equal(ended.statusMessage, 'the command ended');
 
   // declined: the task fails with the refusal, and nothing ran
   s.call(4, { command: 'npm publish; touch ran', cwd: dir }, { task: {} });
