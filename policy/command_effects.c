@@ -79,6 +79,8 @@ bool pol_listed_name(const char *name)
                                          "BSH_POLICY_DEFAULT",
                                          "TAR_OPTIONS",
                                          "MAKEFLAGS",
+                                         "MAKEFILES",
+                                         "EXECIGNORE",
                                          "MFLAGS",
                                          "GNUMAKEFLAGS",
                                          "GOFLAGS",
@@ -638,6 +640,65 @@ static bool git_takes_running_option(const struct pol_word *w, size_t n)
     return strstr(subcommands, key) != NULL;
 }
 
+/* The makefile that make's word `v` names by -f, --file or --makefile
+ * (alone, in a cluster or attached): "" when it is the next word, NULL
+ * when `v` names none. */
+static const char *make_file_option(const char *v)
+{
+    if (v[0] != '-')
+        return NULL;
+    if (v[1] == '-') {
+        size_t len = strcspn(v, "=");
+        if (len < 3 || (strncmp(v, "--file", len) != 0 &&
+                        strncmp(v, "--makefile", len) != 0))
+            return NULL;
+        return v[len] == '=' ? v + len + 1 : "";
+    }
+    const char *f = strchr(v + 1, 'f');
+    return f == NULL ? NULL : f + 1;
+}
+
+/* A makefile name that reads what the command line gives: stdin, a pipe,
+ * a process substitution. */
+static bool stdin_like(const char *file)
+{
+    return strcmp(file, "-") == 0 || strncmp(file, "/dev/", 5) == 0 ||
+           strncmp(file, "/proc/", 6) == 0;
+}
+
+/* make runs code given on its command line: a makefile read from stdin,
+ * a pipe or a process substitution (-f -, -f /dev/stdin, -f <(...)), and
+ * VAR=VALUE where SHELL, MAKESHELL or .SHELLFLAGS run the recipes,
+ * MAKEFLAGS or MAKEFILES bring options or makefiles, or the value holds
+ * $(shell ...), which runs at once. (--eval is in running_options.) */
+static bool make_runs_given_code(const struct pol_word *w, size_t n)
+{
+    static const char *const variables[] = {
+        "SHELL", "MAKESHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKEFILES", NULL};
+    for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
+        if (w[i].dynamic)
+            continue;
+        const char *v = w[i].value;
+        const char *file = make_file_option(v);
+        if (file != NULL && file[0] == '\0' && i + 1 < n) {
+            if (w[i + 1].dynamic || stdin_like(w[i + 1].value))
+                return true;
+        } else if (file != NULL && stdin_like(file)) {
+            return true;
+        }
+        const char *eq = strchr(v, '=');
+        if (eq == NULL || v[0] == '-')
+            continue;
+        if (strchr(eq, '$') != NULL || strchr(eq, '`') != NULL)
+            return true;
+        for (const char *const *var = variables; *var; var++)
+            if ((size_t)(eq - v) == strlen(*var) &&
+                strncmp(v, *var, strlen(*var)) == 0)
+                return true;
+    }
+    return false;
+}
+
 static const char *running_option(const struct pol_word *w, size_t n,
                                   const char *base)
 {
@@ -661,17 +722,8 @@ static const char *running_option(const struct pol_word *w, size_t n,
         return "an option that runs a program";
     if (strcmp(base, "tar") == 0 && remote_archive(w, n))
         return "an option that runs a program";
-    /* make VAR=VALUE: SHELL runs the recipes, and $(shell ...) runs at
-     * once */
-    if (strcmp(base, "make") == 0)
-        for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
-            const char *eq = w[i].dynamic ? NULL : strchr(w[i].value, '=');
-            if (eq != NULL && w[i].value[0] != '-' &&
-                (strncmp(w[i].value, "SHELL", 5) == 0 ||
-                 strncmp(w[i].value, "MAKESHELL", 9) == 0 ||
-                 strchr(eq, '$') != NULL || strchr(eq, '`') != NULL))
-                return "an option that runs a program";
-        }
+    if (strcmp(base, "make") == 0 && make_runs_given_code(w, n))
+        return "an option that runs a program";
     /* a dynamic word may expand to such an option (`--pre="$x"`, `$x`,
      * xargs' input), unless after `--` */
     bool git = strcmp(base, "git") == 0;

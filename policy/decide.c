@@ -9,6 +9,7 @@
  * POL_MAX_DEPTH deep. Each simple command, and each inner command a
  * wrapper runs, becomes one entry of the verdict.
  */
+#define _DEFAULT_SOURCE /* realpath */
 #include "decide.h"
 
 #include "command_class.h"
@@ -637,6 +638,55 @@ static struct outcome decide_git(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
+/* git writes a file that --output (log, diff, show, archive...), -o
+ * (archive, format-patch) or --output-directory names: each is decided
+ * as `>` TARGET, so `git log --output=.git/config` is a write. */
+static struct outcome decide_git_writes(struct ctx *c, const struct pol_word *w,
+                                        size_t n, const struct frame *f)
+{
+    struct outcome o = {0};
+    bool short_o = false;
+    for (size_t i = 1; i < n && (w[i].dynamic || strcmp(w[i].value, "--") != 0);
+         i++) {
+        const char *v = w[i].value;
+        if (w[i].dynamic) {
+            /* `--output="$f"`, `--o"utput=$f"`: a written start that may
+             * begin the option */
+            size_t fixed = strcspn(v, "$`\"'\\");
+            if (fixed > 0 &&
+                (strncmp(v, "--output", fixed < 8 ? fixed : 8) == 0 ||
+                 (short_o && strncmp(v, "-o", fixed < 2 ? fixed : 2) == 0))) {
+                struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i]};
+                combine(&o, decide_inner(c, t, 2, f, "git", WRITE_TARGET));
+            }
+            continue;
+        }
+        if (strcmp(v, "archive") == 0 || strcmp(v, "format-patch") == 0)
+            short_o = true;
+        const struct pol_word *target = NULL;
+        struct pol_word attached;
+        size_t len = strcspn(v, "=");
+        bool output = len >= 5 && (strncmp(v, "--output", len) == 0 ||
+                                   strncmp(v, "--output-directory", len) == 0);
+        if (output || (short_o && strncmp(v, "-o", 2) == 0)) {
+            const char *at = output ? (v[len] == '=' ? v + len + 1 : NULL)
+                                    : (v[2] != '\0' ? v + 2 : NULL);
+            if (at != NULL) {
+                attached =
+                    (struct pol_word){.value = (char *)at, .len = strlen(at)};
+                target = &attached;
+            } else if (i + 1 < n) {
+                target = &w[++i];
+            }
+        }
+        if (target != NULL) {
+            struct pol_word t[2] = {{.value = (char *)">", .len = 1}, *target};
+            combine(&o, decide_inner(c, t, 2, f, "git", WRITE_TARGET));
+        }
+    }
+    return o;
+}
+
 /* `head` then each word single-quoted (a dynamic one as written), as
  * shell text: malloc'd, or NULL. */
 static char *join_quoted(const char *head, const struct pol_word *w, size_t n)
@@ -987,9 +1037,10 @@ static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
                              : NULL;
     struct outcome extra = effect != NULL ? opaque(c, pol_intern(c->vb, effect))
                                           : (struct outcome){0};
-    if (prog & C_GIT)
+    if (prog & C_GIT) {
         r = decide_git(c, w, n);
-    else if ((named & C_SCRIPT) && decide_script_builtin(c, w, n, f, &r))
+        combine(&r, decide_git_writes(c, w, n, f));
+    } else if ((named & C_SCRIPT) && decide_script_builtin(c, w, n, f, &r))
         ;
     else if (prog & C_SHELL)
         r = decide_shell(c, w, n, sc, f, base);
@@ -1083,6 +1134,41 @@ static char *plain_path(const char *dir, const char *path)
     out[o] = '\0';
     free(joined);
     return out;
+}
+
+/* The file that `path` (absolute, or relative to absolute `dir`) names as
+ * the kernel resolves it: symbolic links followed, `..` taken from where
+ * they lead (/var/run/../etc is /etc when /var/run is a link to /run),
+ * the part that does not exist yet folded as written. NULL when the
+ * memory runs out. */
+static char *physical_path(const char *dir, const char *path)
+{
+    size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 1;
+    char *joined = malloc(n);
+    if (joined == NULL)
+        return NULL;
+    snprintf(joined, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
+    char *found = realpath(joined, NULL);
+    for (char *cut = strrchr(joined, '/'); found == NULL && cut != NULL;
+         cut = strrchr(joined, '/')) {
+        *cut = '\0';
+        char *head = realpath(cut == joined ? "/" : joined, NULL);
+        if (head != NULL) {
+            size_t at = (size_t)(cut - joined) + 1;
+            /* the rest, as written after the part that exists */
+            char *rest = malloc(n);
+            if (rest != NULL) {
+                snprintf(rest, n, "%s%s%s", dir ? dir : "", dir ? "/" : "",
+                         path);
+                found = plain_path(head, rest + at);
+                free(rest);
+            }
+            free(head);
+            break;
+        }
+    }
+    free(joined);
+    return found;
 }
 
 /* At most this many places a relative redirection may be taken from;
@@ -1256,14 +1342,25 @@ static struct outcome decide_write(struct ctx *c, const struct pol_word *words,
                                     climbing from a place not known */
         else if (!t->dynamic && (t->value[0] == '/' || dirs[i] != NULL))
             plain = plain_path(t->value[0] == '/' ? NULL : dirs[i], t->value);
+        char *physical = NULL;
         if (plain != NULL) {
             w[1].value = plain;
             w[1].len = strlen(plain);
             /* /proc/self/root/etc/..., /proc/PID/cwd/...: any file */
             if (strncmp(plain, "/proc/", 6) == 0)
                 w[1].dynamic = true;
+            physical =
+                physical_path(t->value[0] == '/' ? NULL : dirs[i], t->value);
         }
         combine(&o, rules_or(c, w, 2, by_default(c)));
+        if (physical != NULL && strcmp(physical, plain) != 0) {
+            /* and the file a link leads to, decided too */
+            w[1].value = physical;
+            w[1].len = strlen(physical);
+            w[1].dynamic = strncmp(physical, "/proc/", 6) == 0;
+            combine(&o, rules_or(c, w, 2, by_default(c)));
+        }
+        free(physical);
         free(plain);
     }
     for (size_t i = 0; i < TARGET_DIRS_MAX; i++)

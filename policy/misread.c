@@ -243,6 +243,80 @@ static bool test_evaluates(const char *text, size_t s, size_t e)
            pol_quoted_subscript(text + s, e - s);
 }
 
+/* Whether the '...' at `n` is inside double quotes, an unquoted
+ * here-document body or arithmetic as bash reads them (up to the nearest
+ * substitution, which quotes anew): there single quotes are plain
+ * characters to bash (`"${x:-'$(id)'}"`, `(( '$(id)' ))`), while the
+ * tree reads them as quotes and finds nothing inside. */
+static bool quotes_are_plain_at(const char *text, TSNode n)
+{
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p);
+         p = ts_node_parent(p)) {
+        const char *type = ts_node_type(p);
+        size_t s = ts_node_start_byte(p);
+        if (strcmp(type, "command_substitution") == 0 ||
+            strcmp(type, "process_substitution") == 0)
+            return false;
+        if (strcmp(type, "string") == 0 || strcmp(type, "heredoc_body") == 0 ||
+            strcmp(type, "arithmetic_expansion") == 0 ||
+            strcmp(type, "c_style_for_statement") == 0 ||
+            (strcmp(type, "test_command") == 0 &&
+             ts_node_end_byte(p) - s >= 2 && text[s] == '(' &&
+             text[s + 1] == '('))
+            return true;
+    }
+    return false;
+}
+
+size_t pol_dropped_dash(const char *text, size_t at, size_t end)
+{
+    size_t i = at;
+    while (i < end && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    if (i == at || i >= end || text[i] != '-')
+        return 0;
+    size_t dash_end = i + 1;
+    i = dash_end;
+    while (i < end && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    if (i + 2 > end || text[i] != '<' || text[i + 1] != '<' ||
+        (i + 2 < end && text[i + 2] == '<'))
+        return 0;
+    return dash_end;
+}
+
+/* Whether bytes of `n` lie in none of its children other than blanks and
+ * line joins: the tree dropped them (`cat - <<EOF` loses the `-`, which
+ * the walk adds back). */
+static bool dropped_bytes(const char *text, TSNode n)
+{
+    size_t at = ts_node_start_byte(n), end = ts_node_end_byte(n);
+    bool dropped = false;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    bool more = ts_tree_cursor_goto_first_child(&c);
+    while (!dropped) {
+        size_t upto = end;
+        if (more)
+            upto = ts_node_start_byte(ts_tree_cursor_current_node(&c));
+        size_t dash = pol_dropped_dash(text, at, end);
+        if (dash != 0 && dash <= upto)
+            at = dash;
+        for (size_t i = at; i < upto && !dropped; i++) {
+            if (text[i] == '\\' && i + 1 < upto && text[i + 1] == '\n')
+                i++;
+            else
+                dropped = !blank(text[i]);
+        }
+        if (!more)
+            break;
+        size_t child_end = ts_node_end_byte(ts_tree_cursor_current_node(&c));
+        at = child_end > at ? child_end : at;
+        more = ts_tree_cursor_goto_next_sibling(&c);
+    }
+    ts_tree_cursor_delete(&c);
+    return dropped;
+}
+
 const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
 {
     size_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
@@ -261,10 +335,19 @@ const char *pol_misread_node(const char *text, TSNode n, enum pol_kind k)
         return opener(text + s, e - s, false) ? "parse error" : NULL;
     case PK_ANSI_C:
         return ansi_c_end(text, s, e) != e ? "parse error" : NULL;
+    case PK_RAW_STRING:
+        return (memchr(text + s, '$', e - s) != NULL ||
+                memchr(text + s, '`', e - s) != NULL) &&
+                       quotes_are_plain_at(text, n)
+                   ? "parse error"
+                   : NULL;
     case PK_HEREDOC_REDIRECT:
         return misread_heredoc(text, n) || field_count(n, "argument") > 0
                    ? "parse error"
                    : NULL;
+    case PK_COMMAND:
+    case PK_REDIRECTED:
+        return dropped_bytes(text, n) ? "parse error" : NULL;
     case PK_FILE_REDIRECT: /* the words after a target are the command's */
         return field_count(n, "destination") > 1 ? "parse error" : NULL;
     case PK_TEST_COMMAND: /* [ -v 'a[$(id)]' ]: the subscript runs */
