@@ -81,6 +81,9 @@ bool pol_listed_name(const char *name)
                                          "MAKEFLAGS",
                                          "MAKEFILES",
                                          "EXECIGNORE",
+                                         "GIT_INDEX_FILE",
+                                         "GIT_OBJECT_DIRECTORY",
+                                         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
                                          "MFLAGS",
                                          "GNUMAKEFLAGS",
                                          "GOFLAGS",
@@ -666,15 +669,44 @@ static bool stdin_like(const char *file)
            strncmp(file, "/proc/", 6) == 0;
 }
 
-/* make runs code given on its command line: a makefile read from stdin,
- * a pipe or a process substitution (-f -, -f /dev/stdin, -f <(...)), and
- * VAR=VALUE where SHELL, MAKESHELL or .SHELLFLAGS run the recipes,
- * MAKEFLAGS or MAKEFILES bring options or makefiles, or the value holds
- * $(shell ...), which runs at once. (--eval is in running_options.) */
-static bool make_runs_given_code(const struct pol_word *w, size_t n)
+/* Whether make's command-line definition `v` (NAME OP VALUE, OP one of
+ * =, :=, ::=, :::=, +=, ?=, !=) may run code: `!=` runs its value in a
+ * shell; a name that is not a plain one (`$(shell cmd)=1`, `export X`)
+ * is expanded or read as a directive; SHELL, MAKESHELL, .SHELLFLAGS run
+ * the recipes and MAKEFLAGS, MAKEFILES bring options or makefiles; a
+ * value holding `$` may call $(shell ...). */
+static bool make_definition_runs(const char *v, const char *eq)
 {
     static const char *const variables[] = {
         "SHELL", "MAKESHELL", ".SHELLFLAGS", "MAKEFLAGS", "MAKEFILES", NULL};
+    if (strchr(eq, '$') != NULL || strchr(eq, '`') != NULL)
+        return true;
+    const char *end = eq;
+    while (end > v && strchr(":+?!", end[-1]) != NULL) {
+        if (end[-1] == '!')
+            return true;
+        end--;
+    }
+    while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    if (end == v)
+        return true;
+    for (const char *p = v; p < end; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+            return true;
+    for (const char *const *var = variables; *var; var++)
+        if ((size_t)(end - v) == strlen(*var) &&
+            strncmp(v, *var, strlen(*var)) == 0)
+            return true;
+    return false;
+}
+
+/* make runs code given on its command line: a makefile read from stdin,
+ * a pipe or a process substitution (-f -, -f /dev/stdin, -f <(...)), and
+ * definitions that make_definition_runs says may. (--eval is in
+ * running_options.) */
+static bool make_runs_given_code(const struct pol_word *w, size_t n)
+{
     for (size_t i = 1; i < n && !word_is(&w[i], "--"); i++) {
         if (w[i].dynamic)
             continue;
@@ -687,14 +719,8 @@ static bool make_runs_given_code(const struct pol_word *w, size_t n)
             return true;
         }
         const char *eq = strchr(v, '=');
-        if (eq == NULL || v[0] == '-')
-            continue;
-        if (strchr(eq, '$') != NULL || strchr(eq, '`') != NULL)
+        if (eq != NULL && v[0] != '-' && make_definition_runs(v, eq))
             return true;
-        for (const char *const *var = variables; *var; var++)
-            if ((size_t)(eq - v) == strlen(*var) &&
-                strncmp(v, *var, strlen(*var)) == 0)
-                return true;
     }
     return false;
 }

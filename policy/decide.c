@@ -687,6 +687,111 @@ static struct outcome decide_git_writes(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
+/* xargs --process-slot-var=NAME sets NAME in each command it runs (PATH=0
+ * makes it run ./0/PROG): an assignment, checked as step 1 does, among
+ * the options w[1..end). */
+static struct outcome xargs_slot_var(const struct ctx *c,
+                                     const struct pol_word *w, size_t end)
+{
+    for (size_t i = 1; i < end; i++) {
+        const char *v = w[i].value;
+        size_t len = strcspn(v, "=");
+        if (w[i].dynamic || len < 3 ||
+            strncmp(v, "--process-slot-var", len) != 0)
+            continue;
+        const struct pol_word *name =
+            v[len] == '=' ? NULL : (i + 1 < end ? &w[i + 1] : NULL);
+        const char *var = v[len] == '=' ? v + len + 1 : NULL;
+        if (name != NULL && !name->dynamic)
+            var = name->value;
+        if ((name != NULL && name->dynamic) || var == NULL)
+            return opaque(c, "command word is not static");
+        if (pol_listed_name(var))
+            return opaque(c, pol_reason_assignment(c->vb, var));
+    }
+    return (struct outcome){0};
+}
+
+/* What sed's option word `v` says: in-place editing (-i[SUFFIX], also in
+ * a cluster such as -ni or -Ei.bak, but not inside the argument of -e,
+ * -f or -l; --in-place[=SUFFIX]), a script given by option (-e, -f,
+ * --expression, --file), and whether its last option takes the next
+ * word as its argument. */
+struct sed_option {
+    bool in_place, script, takes_next;
+};
+
+static struct sed_option sed_option(const char *v)
+{
+    struct sed_option o = {0};
+    if (v[1] == '-') {
+        size_t len = strcspn(v, "=");
+        bool expression = len >= 3 && strncmp(v, "--expression", len) == 0;
+        bool file = len >= 4 && strncmp(v, "--file", len) == 0;
+        o.in_place = len >= 5 && strncmp(v, "--in-place", len) == 0;
+        o.script = expression || file;
+        o.takes_next = v[len] == '\0' &&
+                       (expression || file ||
+                        (len >= 3 && strncmp(v, "--line-length", len) == 0));
+        return o;
+    }
+    for (const char *p = v + 1; *p; p++) {
+        if (*p == 'i') {
+            o.in_place = true;
+            break;
+        }
+        if (*p == 'e' || *p == 'f' || *p == 'l') {
+            o.script = *p != 'l';
+            o.takes_next = p[1] == '\0';
+            break;
+        }
+    }
+    return o;
+}
+
+/* sed -i rewrites each file it is given: each is decided as `>` FILE.
+ * The script is the first operand unless an option gave one; with a
+ * dynamic word among the arguments (which may be -i, or a file), every
+ * operand counts as a file. */
+static struct outcome decide_sed_writes(struct ctx *c, const struct pol_word *w,
+                                        size_t n, const struct frame *f)
+{
+    bool in_place = false, script = false, dynamic = false, options = true;
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (w[i].dynamic) {
+            dynamic = in_place = true;
+        } else if (options && strcmp(v, "--") == 0) {
+            options = false;
+        } else if (options && v[0] == '-' && v[1] != '\0') {
+            struct sed_option so = sed_option(v);
+            in_place = in_place || so.in_place;
+            script = script || so.script;
+            i += so.takes_next;
+        }
+    }
+    struct outcome o = {0};
+    options = true;
+    for (size_t i = 1; in_place && i < n; i++) {
+        const char *v = w[i].value;
+        if (!w[i].dynamic && options && strcmp(v, "--") == 0) {
+            options = false;
+            continue;
+        }
+        if (!w[i].dynamic && options && v[0] == '-' && v[1] != '\0') {
+            i += sed_option(v).takes_next;
+            continue;
+        }
+        if (!script && !dynamic) {
+            script = true; /* the first operand */
+            continue;
+        }
+        struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i]};
+        combine(&o, decide_inner(c, t, 2, f, "sed -i", WRITE_TARGET));
+    }
+    return o;
+}
+
 /* `head` then each word single-quoted (a dynamic one as written), as
  * shell text: malloc'd, or NULL. */
 static char *join_quoted(const char *head, const struct pol_word *w, size_t n)
@@ -751,6 +856,8 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
             pol_listed_assignment(an, value != NULL ? value + 1 : NULL))
             combine(&o, opaque(c, pol_reason_assignment(c->vb, an)));
     }
+    if (strcmp(name, "xargs") == 0)
+        combine(&o, xargs_slot_var(c, w, u.next < n ? u.next : n));
     if (u.output != NULL) {
         struct pol_word t[2] = {{.value = (char *)">", .len = 1},
                                 {.value = (char *)u.output,
@@ -1069,6 +1176,8 @@ static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
         else
             r = rules_or(c, w, n, by_default(c));
     }
+    if (strcmp(base, "sed") == 0)
+        combine(&r, decide_sed_writes(c, w, n, f));
     combine(&r, extra);
     return r;
 }
