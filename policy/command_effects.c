@@ -168,7 +168,19 @@ static bool subscript_runs(const char *s)
     return open != NULL && strpbrk(open, "$`") != NULL;
 }
 
-/* A variable name operand that is listed, or dynamic (any name). */
+static const char *arithmetic_assignment(const char *s, char *buf, size_t size);
+
+/* A listed name that the arithmetic of a name's subscript assigns
+ * (`a[PATH=0]`: test -v, printf -v, unset, read evaluate it), into buf;
+ * NULL when none. */
+static const char *subscript_assigns(const char *s, char *buf, size_t size)
+{
+    const char *open = strchr(s, '[');
+    return open != NULL ? arithmetic_assignment(open + 1, buf, size) : NULL;
+}
+
+/* A variable name operand that is listed, or dynamic (any name), or whose
+ * subscript runs a command or assigns a listed name. */
 static const char *name_operand(const struct pol_word *w, char *buf,
                                 size_t size)
 {
@@ -179,10 +191,8 @@ static const char *name_operand(const struct pol_word *w, char *buf,
         return "eval of a dynamic string";
     if (leading_name(w->value, name, sizeof(name)) && pol_listed_name(name))
         return assigned(buf, size, name);
-    return NULL;
+    return subscript_assigns(w->value, buf, size);
 }
-
-static const char *arithmetic_assignment(const char *s, char *buf, size_t size);
 
 /* declare, typeset, local, export, readonly: their words. */
 static const char *declaration(const struct pol_word *w, size_t n, char *buf,
@@ -441,10 +451,15 @@ static const char *builtin_assignment(const struct pol_word *w, size_t n,
     if (strcmp(name, "getopts") == 0 && n >= 3)
         return name_operand(&w[2], buf, size);
     if (strcmp(name, "test") == 0 || strcmp(name, "[") == 0) /* -v NAME */
-        for (size_t i = 1; i + 1 < n; i++)
-            if (word_is(&w[i], "-v") &&
-                (w[i + 1].dynamic || subscript_runs(w[i + 1].value)))
+        for (size_t i = 1; i + 1 < n; i++) {
+            if (!word_is(&w[i], "-v"))
+                continue;
+            if (w[i + 1].dynamic || subscript_runs(w[i + 1].value))
                 return "eval of a dynamic string";
+            const char *why = subscript_assigns(w[i + 1].value, buf, size);
+            if (why != NULL)
+                return why;
+        }
     if (strcmp(name, "wait") == 0) /* wait -p NAME */
         for (size_t i = 1; i + 1 < n; i++)
             if (w[i].dynamic ||

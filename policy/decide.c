@@ -712,6 +712,96 @@ static struct outcome xargs_slot_var(const struct ctx *c,
     return (struct outcome){0};
 }
 
+/* `>` TARGET for a file that a program's option or operand writes. */
+static struct outcome write_of(struct ctx *c, const struct pol_word *target,
+                               const struct frame *f, const char *via)
+{
+    struct pol_word t[2] = {{.value = (char *)">", .len = 1}, *target};
+    return decide_inner(c, t, 2, f, via, WRITE_TARGET);
+}
+
+/* sort -o FILE / --output=FILE writes FILE (in a cluster too: -nofile);
+ * a dynamic word may be that option. */
+static struct outcome decide_sort_writes(struct ctx *c,
+                                         const struct pol_word *w, size_t n,
+                                         const struct frame *f)
+{
+    struct outcome o = {0};
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        if (w[i].dynamic) {
+            if (v[0] != '-' || strncmp(v, "--o", 3) == 0 || strchr(v, 'o'))
+                combine(&o, write_of(c, &w[i], f, "sort -o"));
+            continue;
+        }
+        if (strcmp(v, "--") == 0)
+            break;
+        if (v[0] != '-' || v[1] == '\0')
+            continue;
+        if (v[1] == '-') {
+            size_t len = strcspn(v, "=");
+            if (len < 3 || strncmp(v, "--output", len) != 0)
+                continue;
+            struct pol_word at = {.value = (char *)v + len + 1,
+                                  .len = strlen(v + len + 1)};
+            if (v[len] == '=')
+                combine(&o, write_of(c, &at, f, "sort -o"));
+            else if (i + 1 < n)
+                combine(&o, write_of(c, &w[++i], f, "sort -o"));
+            continue;
+        }
+        for (const char *p = v + 1; *p; p++) {
+            if (strchr("kotSTy", *p) == NULL)
+                continue;
+            struct pol_word at = {.value = (char *)p + 1, .len = strlen(p + 1)};
+            if (*p == 'o' && p[1] != '\0')
+                combine(&o, write_of(c, &at, f, "sort -o"));
+            else if (*p == 'o' && i + 1 < n)
+                combine(&o, write_of(c, &w[i + 1], f, "sort -o"));
+            i += p[1] == '\0';
+            break;
+        }
+    }
+    return o;
+}
+
+/* uniq [OPTION]... [INPUT [OUTPUT]]: the second operand is written. With
+ * a dynamic word (an option or an operand, not known), every operand after
+ * the first counts. */
+static struct outcome decide_uniq_writes(struct ctx *c,
+                                         const struct pol_word *w, size_t n,
+                                         const struct frame *f)
+{
+    size_t operands = 0;
+    bool options = true, dynamic = false;
+    struct outcome o = {0};
+    for (size_t i = 1; i < n; i++) {
+        const char *v = w[i].value;
+        dynamic = dynamic || w[i].dynamic;
+        if (!w[i].dynamic && options && strcmp(v, "--") == 0) {
+            options = false;
+            continue;
+        }
+        if (!w[i].dynamic && options && v[0] == '-' && v[1] != '\0') {
+            if (v[1] != '-') { /* -f N, -s N, -w N take the next word */
+                const char *p = v + 1;
+                while (*p && strchr("fsw", *p) == NULL)
+                    p++;
+                i += *p != '\0' && p[1] == '\0';
+            } else if (strchr(v, '=') == NULL && strlen(v) >= 4 &&
+                       (strncmp(v, "--skip-fields", strlen(v)) == 0 ||
+                        strncmp(v, "--skip-chars", strlen(v)) == 0 ||
+                        strncmp(v, "--check-chars", strlen(v)) == 0)) {
+                i++;
+            }
+            continue;
+        }
+        if (++operands >= 2 && (operands == 2 || dynamic))
+            combine(&o, write_of(c, &w[i], f, "uniq"));
+    }
+    return o;
+}
+
 /* What sed's option word `v` says: in-place editing (-i[SUFFIX], also in
  * a cluster such as -ni or -Ei.bak, but not inside the argument of -e,
  * -f or -l; --in-place[=SUFFIX]), a script given by option (-e, -f,
@@ -1178,6 +1268,10 @@ static struct outcome decide_command(struct ctx *c, const struct pol_word *w,
     }
     if (strcmp(base, "sed") == 0)
         combine(&r, decide_sed_writes(c, w, n, f));
+    else if (strcmp(base, "sort") == 0)
+        combine(&r, decide_sort_writes(c, w, n, f));
+    else if (strcmp(base, "uniq") == 0)
+        combine(&r, decide_uniq_writes(c, w, n, f));
     combine(&r, extra);
     return r;
 }
