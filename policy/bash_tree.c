@@ -731,12 +731,7 @@ static void visit_command(struct walk *wk, TSNode n)
         } while (ts_tree_cursor_goto_next_sibling(&cur));
     }
     ts_tree_cursor_delete(&cur);
-    size_t end = ts_node_end_byte(n);
-    TSNode parent = ts_node_parent(n);
-    size_t dash =
-        ts_node_is_null(parent)
-            ? 0
-            : pol_dropped_dash(wk->text, end, ts_node_end_byte(parent));
+    size_t dash = pol_dropped_dash(wk->text, ts_node_end_byte(n), wk->len);
     if (dash != 0) { /* `python3 - <<EOF`: the tree drops the `-` */
         struct pol_word w = {.value = dup_bytes("-", 1), .len = 1};
         if (w.value == NULL)

@@ -16,10 +16,12 @@
 #include "command_effects.h"
 #include "wrappers.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define POL_MAX_DEPTH 8
 
@@ -1339,39 +1341,64 @@ static char *plain_path(const char *dir, const char *path)
     return out;
 }
 
+static char *physical_path_at(const char *dir, const char *path, int links);
+
+/* `head`/`last`, `head` resolved, and when `last` is a symbolic link (even
+ * one to a file not there yet, which a write creates) where it leads. */
+static char *last_followed(const char *head, const char *last, int links)
+{
+    char *candidate = plain_path(head, last);
+    if (candidate == NULL || last[0] == '\0' || strcmp(last, ".") == 0 ||
+        strcmp(last, "..") == 0)
+        return candidate;
+    char target[PATH_MAX];
+    ssize_t k = readlink(candidate, target, sizeof(target) - 1);
+    if (k <= 0)
+        return candidate; /* not a link, or not there */
+    target[k] = '\0';
+    free(candidate);
+    return physical_path_at(target[0] == '/' ? NULL : head, target, links - 1);
+}
+
 /* The file that `path` (absolute, or relative to absolute `dir`) names as
  * the kernel resolves it: symbolic links followed, `..` taken from where
  * they lead (/var/run/../etc is /etc when /var/run is a link to /run),
- * the part that does not exist yet folded as written. NULL when the
- * memory runs out. */
-static char *physical_path(const char *dir, const char *path)
+ * the part that does not exist yet folded as written. The directory is
+ * resolved first, then its last component read as a link: a few system
+ * calls. NULL when the memory runs out. */
+static char *physical_path_at(const char *dir, const char *path, int links)
 {
     size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 1;
-    char *joined = malloc(n);
-    if (joined == NULL)
+    char *whole = malloc(n), *joined = malloc(n);
+    if (whole == NULL || joined == NULL) {
+        free(whole);
+        free(joined);
         return NULL;
-    snprintf(joined, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
-    char *found = realpath(joined, NULL);
-    for (char *cut = strrchr(joined, '/'); found == NULL && cut != NULL;
-         cut = strrchr(joined, '/')) {
+    }
+    snprintf(whole, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
+    memcpy(joined, whole, n);
+    char *found = NULL;
+    bool parent = true; /* the first cut: the last component's directory */
+    for (char *cut = strrchr(joined, '/'); cut != NULL;
+         cut = strrchr(joined, '/'), parent = false) {
         *cut = '\0';
         char *head = realpath(cut == joined ? "/" : joined, NULL);
-        if (head != NULL) {
-            size_t at = (size_t)(cut - joined) + 1;
-            /* the rest, as written after the part that exists */
-            char *rest = malloc(n);
-            if (rest != NULL) {
-                snprintf(rest, n, "%s%s%s", dir ? dir : "", dir ? "/" : "",
-                         path);
-                found = plain_path(head, rest + at);
-                free(rest);
-            }
-            free(head);
-            break;
-        }
+        if (head == NULL)
+            continue; /* not there (yet): climb */
+        const char *rest = whole + (cut - joined) + 1;
+        found = parent && links > 0 ? last_followed(head, rest, links)
+                                    : plain_path(head, rest);
+        free(head);
+        break;
     }
+    free(whole);
     free(joined);
     return found;
+}
+
+static char *physical_path(const char *dir, const char *path)
+{
+    return physical_path_at(dir, path, 8);
 }
 
 /* At most this many places a relative redirection may be taken from;
