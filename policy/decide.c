@@ -640,6 +640,14 @@ static struct outcome decide_git(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
+/* `>` TARGET for a file that a program's option or operand writes. */
+static struct outcome write_of(struct ctx *c, const struct pol_word *target,
+                               const struct frame *f, const char *via)
+{
+    struct pol_word t[2] = {{.value = (char *)">", .len = 1}, *target};
+    return decide_inner(c, t, 2, f, via, WRITE_TARGET);
+}
+
 /* git writes a file that --output (log, diff, show, archive...), -o
  * (archive, format-patch) or --output-directory names: each is decided
  * as `>` TARGET, so `git log --output=.git/config` is a write. */
@@ -658,8 +666,7 @@ static struct outcome decide_git_writes(struct ctx *c, const struct pol_word *w,
             if (fixed > 0 &&
                 (strncmp(v, "--output", fixed < 8 ? fixed : 8) == 0 ||
                  (short_o && strncmp(v, "-o", fixed < 2 ? fixed : 2) == 0))) {
-                struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i]};
-                combine(&o, decide_inner(c, t, 2, f, "git", WRITE_TARGET));
+                combine(&o, write_of(c, &w[i], f, "git"));
             }
             continue;
         }
@@ -682,8 +689,7 @@ static struct outcome decide_git_writes(struct ctx *c, const struct pol_word *w,
             }
         }
         if (target != NULL) {
-            struct pol_word t[2] = {{.value = (char *)">", .len = 1}, *target};
-            combine(&o, decide_inner(c, t, 2, f, "git", WRITE_TARGET));
+            combine(&o, write_of(c, target, f, "git"));
         }
     }
     return o;
@@ -712,14 +718,6 @@ static struct outcome xargs_slot_var(const struct ctx *c,
             return opaque(c, pol_reason_assignment(c->vb, var));
     }
     return (struct outcome){0};
-}
-
-/* `>` TARGET for a file that a program's option or operand writes. */
-static struct outcome write_of(struct ctx *c, const struct pol_word *target,
-                               const struct frame *f, const char *via)
-{
-    struct pol_word t[2] = {{.value = (char *)">", .len = 1}, *target};
-    return decide_inner(c, t, 2, f, via, WRITE_TARGET);
 }
 
 /* sort -o FILE / --output=FILE writes FILE (in a cluster too: -nofile);
@@ -878,8 +876,7 @@ static struct outcome decide_sed_writes(struct ctx *c, const struct pol_word *w,
             script = true; /* the first operand */
             continue;
         }
-        struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i]};
-        combine(&o, decide_inner(c, t, 2, f, "sed -i", WRITE_TARGET));
+        combine(&o, write_of(c, &w[i], f, "sed -i"));
     }
     return o;
 }
@@ -951,11 +948,10 @@ static struct outcome decide_wrapper(struct ctx *c, const struct pol_word *w,
     if (strcmp(name, "xargs") == 0)
         combine(&o, xargs_slot_var(c, w, u.next < n ? u.next : n));
     if (u.output != NULL) {
-        struct pol_word t[2] = {{.value = (char *)">", .len = 1},
-                                {.value = (char *)u.output,
-                                 .len = strlen(u.output),
-                                 .dynamic = u.output_dynamic}};
-        combine(&o, decide_inner(c, t, 2, f, name, WRITE_TARGET));
+        struct pol_word out = {.value = (char *)u.output,
+                               .len = strlen(u.output),
+                               .dynamic = u.output_dynamic};
+        combine(&o, write_of(c, &out, f, name));
     }
     bool env = strcmp(name, "env") == 0;
     if (!env && u.shell != NULL) {
@@ -1088,8 +1084,7 @@ static struct outcome decide_find(struct ctx *c, const struct pol_word *w,
         } else if ((strcmp(v, "-fprint") == 0 || strcmp(v, "-fprint0") == 0 ||
                     strcmp(v, "-fprintf") == 0 || strcmp(v, "-fls") == 0) &&
                    i + 1 < n) {
-            struct pol_word t[2] = {{.value = (char *)">", .len = 1}, w[i + 1]};
-            combine(&o, decide_inner(c, t, 2, f, "find", WRITE_TARGET));
+            combine(&o, write_of(c, &w[i + 1], f, "find"));
             i += strcmp(v, "-fprintf") == 0 ? 2 : 1;
         }
     }
@@ -1304,19 +1299,28 @@ static struct outcome decide_words(struct ctx *c, const struct pol_word *w,
     return o;
 }
 
-/* One simple command found by the walk. */
+/* "DIR/PATH" (or PATH when `dir` is NULL) in a new string with one byte
+ * of room beyond it; NULL when the memory runs out. */
+static char *joined_path(const char *dir, const char *path, size_t *size)
+{
+    *size = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 2;
+    char *joined = malloc(*size);
+    if (joined != NULL)
+        snprintf(joined, *size, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
+    return joined;
+}
+
 /* `path` made plain: no empty, `.` or `..` parts (lexically, as the
  * kernel walks a path without links), into a new string. */
 static char *plain_path(const char *dir, const char *path)
 {
-    size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 2;
-    char *joined = malloc(n), *out = malloc(n);
+    size_t n;
+    char *joined = joined_path(dir, path, &n), *out = malloc(n);
     if (joined == NULL || out == NULL) {
         free(joined);
         free(out);
         return NULL;
     }
-    snprintf(joined, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
     size_t o = 0;
     out[o++] = '/';
     for (char *save = NULL, *part = strtok_r(joined, "/", &save); part;
@@ -1368,14 +1372,13 @@ static char *last_followed(const char *head, const char *last, int links)
  * calls. NULL when the memory runs out. */
 static char *physical_path_at(const char *dir, const char *path, int links)
 {
-    size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(path) + 1;
-    char *whole = malloc(n), *joined = malloc(n);
+    size_t n;
+    char *whole = joined_path(dir, path, &n), *joined = malloc(n);
     if (whole == NULL || joined == NULL) {
         free(whole);
         free(joined);
         return NULL;
     }
-    snprintf(whole, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", path);
     memcpy(joined, whole, n);
     char *found = NULL;
     bool parent = true; /* the first cut: the last component's directory */
