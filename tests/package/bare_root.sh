@@ -13,7 +13,8 @@ case $(file -b "$bin") in
 *"statically linked"*) echo "ok: file says statically linked" ;;
 *) echo "FAIL: file says: $(file -b "$bin")" >&2; exit 1 ;;
 esac
-if ldd "$bin" 2>&1 | grep -q '=>\|ld-linux'; then
+libs=$(ldd "$bin" 2>&1) # whole: grep -q would stop ldd with SIGPIPE
+if grep -q '=>\|ld-linux' <<<"$libs"; then
     echo "FAIL: ldd finds libraries: $(ldd "$bin" 2>&1)" >&2
     exit 1
 fi

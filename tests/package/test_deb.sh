@@ -36,7 +36,10 @@ if (cd "$work" && cc example.c $(pkg-config --cflags --libs bsh) -o example) 2>"
     out=$("$work/example" 'echo linked' 2>&1)
     case $out in *linked*'[exit code 0]'*) pass "a program built with pkg-config runs" ;;
     *) fail "the program built with pkg-config said: $out" ;; esac
-    ldd "$work/example" | grep -Eq "libbsh.so.0 => (/usr)?/lib/" || fail "the program does not use the installed libbsh"
+    # ldd's whole output first: grep -q stops reading at its match, and
+    # under pipefail ldd's SIGPIPE would fail the pipeline
+    libs=$(ldd "$work/example")
+    grep -Eq "libbsh.so.0 => (/usr)?/lib/" <<<"$libs" || fail "the program does not use the installed libbsh"
 else
     fail "compiling against the package: $(cat "$work/cc.log")"
 fi
