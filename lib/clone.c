@@ -271,19 +271,25 @@ CHILD_CODE static long close_above_stdio(int *err, bool keep)
 }
 
 /* A session run's state fds onto BSH_STATE_FD_IN and _OUT, inheritable.
- * Through fresh copies first: the parent's fds may have those numbers. */
+ * Through fresh copies first: the parent's fds may have those numbers.
+ * A run that saves nothing has no out fd: whatever the parent leaked as
+ * BSH_STATE_FD_OUT is closed instead. */
 CHILD_CODE static long place_state_fds(int *err, const int fds[2])
 {
     if (fds[0] < 0)
         return 0;
     long a = sys(err, SYS_fcntl, fds[0], F_DUPFD, BSH_STATE_FD_OUT + 1, 0);
-    long b =
-        a < 0 ? a
-              : sys(err, SYS_fcntl, fds[1], F_DUPFD, BSH_STATE_FD_OUT + 1, 0);
-    if (b < 0 || sys(err, SYS_dup3, a, BSH_STATE_FD_IN, 0, 0) < 0 ||
-        sys(err, SYS_dup3, b, BSH_STATE_FD_OUT, 0, 0) < 0)
+    long b = a < 0        ? a
+             : fds[1] < 0 ? 0
+                          : sys(err, SYS_fcntl, fds[1], F_DUPFD,
+                                BSH_STATE_FD_OUT + 1, 0);
+    if (b < 0 || sys(err, SYS_dup3, a, BSH_STATE_FD_IN, 0, 0) < 0)
         return -1;
-    return 0;
+    if (fds[1] < 0) {
+        syscall(SYS_close, BSH_STATE_FD_OUT);
+        return 0;
+    }
+    return sys(err, SYS_dup3, b, BSH_STATE_FD_OUT, 0, 0) < 0 ? -1 : 0;
 }
 
 /* What the child needs, and where it reports a failure. */

@@ -61,7 +61,7 @@ bool bsh__imported_apart(const char *name, size_t len)
         "GLOBIGNORE", "HOSTFILE",   "IGNOREEOF", "ignoreeof",  "histchars",
         "OPTERR",     "INPUTRC",    "PS0",       "PS1",        "PS2",
         "PS3",        "TIMEFORMAT", "MAIL",      "MAILCHECK",  "MAILPATH",
-        "TMOUT",      "SHELL",      "CDPATH",    NULL};
+        "TMOUT",      "CDPATH",     NULL};
     return listed(names, name, len) || prefixed(name, len, "LC_") ||
            prefixed(name, len, "HIST") || prefixed(name, len, "TEXTDOMAIN") ||
            prefixed(name, len, "BASH");
@@ -81,6 +81,7 @@ void bsh__state_free(struct bsh__state *st)
 {
     if (st == NULL)
         return;
+    bsh__launch_base_free(st->base);
     for (size_t i = 0; i < st->count; i++) {
         free(st->recs[i].name);
         free(st->recs[i].text);

@@ -32,10 +32,27 @@ struct bsh__rec {
     size_t raw; /* bytes the bound counts */
 };
 
+/* A session script's parts that depend on the state alone
+ * (session_script.c). */
+struct bsh__script_parts {
+    char *head, *tail, *elements;
+    size_t head_len, tail_len, elements_len;
+};
+
+/* What every run of one state starts from, built at its first run (a
+ * state never changes once it is a session's: a save makes a new one). */
+struct bsh__launch_base {
+    char **envp; /* bsh__session_env's block, `envp_bytes` long */
+    size_t envp_bytes;
+    bool has_parts[2];
+    struct bsh__script_parts parts[2]; /* [lean] */
+};
+
 struct bsh__state {
     struct bsh__rec *recs;
     size_t count, cap;
-    size_t raw; /* sum of the records' */
+    size_t raw;                    /* sum of the records' */
+    struct bsh__launch_base *base; /* NULL until a run needs it */
 };
 
 struct bsh_session {
@@ -80,20 +97,42 @@ int bsh__capture_read(const char *data, size_t len, struct bsh__capture *out);
 void bsh__capture_release(struct bsh__capture *c);
 
 /* session_script.c: the line put before the command, and the script
- * (malloc'd, `*len`) that restores `st` but the variables marked in
- * `in_env` and arms the save, with `env` applied after it (`count`
- * variables; NULL values are not allowed). */
+ * that restores a state and arms the save, in the parts that depend on
+ * the state alone (built once per state: `head` before the call's
+ * variables, `tail` after them, then the NUL-separated `elements` that
+ * the script evals) and the whole that a run writes. A `lean` script is
+ * a stateless command's: it restores only what bash or its children may
+ * read (options, umask, exported variables and the ones bash consults)
+ * and saves nothing. */
 extern const char bsh__session_prelude[];
-char *bsh__session_script(const struct bsh__state *st, const bool *in_env,
+/* The parts for `st` but the variables marked in `in_env`; 0 or
+ * -ENOMEM (`out` then holds nothing). */
+int bsh__session_script_parts(const struct bsh__state *st, const bool *in_env,
+                              bool lean, struct bsh__script_parts *out);
+void bsh__script_parts_free(struct bsh__script_parts *p);
+/* The script (malloc'd, `*len`): `parts` with `env` applied between head
+ * and tail (`count` variables; NULL values are not allowed). */
+char *bsh__session_script(const struct bsh__script_parts *parts,
                           const struct bsh_env_var *env, size_t count,
-                          size_t *len);
+                          bool lean, size_t *len);
+
+/* session_stateless.c: whether `command` can neither read nor change
+ * more of `st` than a lean script gives it, bash starting with the
+ * session's environment `env` (a conservative test: false for anything
+ * it does not fully read). */
+bool bsh__session_stateless(const char *command, const struct bsh__state *st,
+                            char *const *env);
 
 /* session_env.c: the environment of execve for a run in `s` (one
- * malloc'd block): what the session never carries from its environment,
- * and the state's exported variables that bash can import as they are,
- * marked in `in_env` (one per record), which the script then leaves out.
- * NULL when out of memory. */
-char **bsh__session_env(const struct bsh_session *s, bool *in_env);
+ * malloc'd block, `*bytes` long): what the session never carries from
+ * its environment, and the state's exported variables that bash can
+ * import as they are, marked in `in_env` (one per record), which the
+ * script then leaves out. NULL when out of memory. */
+char **bsh__session_env(const struct bsh_session *s, bool *in_env,
+                        size_t *bytes);
+/* A copy of such a block. NULL when out of memory. */
+char **bsh__session_env_copy(char **envp, size_t bytes);
+void bsh__launch_base_free(struct bsh__launch_base *b);
 
 /* session_run.c: one run's link to its session. */
 struct bsh__session_run {
@@ -109,6 +148,7 @@ struct bsh__session_run {
     size_t too_big;  /* the bytes, for BSH_UNSAVED_TOO_BIG */
     bool used;       /* the run is (was) in a session */
     bool readonly;   /* a read-only run: its end saves nothing */
+    bool stateless;  /* its command cannot change the state: no save */
 };
 
 /* Attaches the run (`stream`) to `o->session` and prepares it: the two
@@ -131,8 +171,11 @@ int bsh__session_run_launch(struct bsh__session_run *r,
                             struct bsh__session_launch *out);
 /* Notes bash's name before it is reaped, unless it saved (exec). */
 void bsh__session_run_peek(struct bsh__session_run *r, pid_t pid);
-/* The run is over: its wait status (-1: it never started, or was given
- * up), why it ended and the limit that ended it. */
+/* The run is over: its wait status (BSH__NOT_STARTED: it never started;
+ * BSH__STATUS_UNKNOWN: it was given up or timed out before it was
+ * reaped), why it ended and the limit that ended it. */
+#define BSH__NOT_STARTED    (-1)
+#define BSH__STATUS_UNKNOWN (-2)
 void bsh__session_run_end(struct bsh__session_run *r, int status,
                           enum bsh_end_reason reason, enum bsh_limit limit);
 void bsh__session_run_detach(struct bsh__session_run *r);

@@ -42,7 +42,8 @@ static bool take_var(const struct bsh__rec *r, char *buf, size_t *used,
     return true;
 }
 
-char **bsh__session_env(const struct bsh_session *s, bool *in_env)
+char **bsh__session_env(const struct bsh_session *s, bool *in_env,
+                        size_t *bytes)
 {
     const struct bsh__state *st = s->state;
     size_t kept = 0, vars = 0, used = 0;
@@ -74,5 +75,31 @@ char **bsh__session_env(const struct bsh_session *s, bool *in_env)
     for (size_t off = 0; off < used; off += strlen(text + off) + 1)
         envp[k++] = text + off;
     envp[k] = NULL;
+    *bytes = slots * sizeof(char *) + used;
     return envp;
+}
+
+char **bsh__session_env_copy(char **envp, size_t bytes)
+{
+    char **copy = malloc(bytes);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, envp, bytes);
+    /* Pointers into the block move with it; the session's own strings
+     * (what it never carries) stay where they are. */
+    const char *from = (const char *)envp, *end = from + bytes;
+    for (char **e = copy; *e != NULL; e++)
+        if (*e >= from && *e < end)
+            *e = (char *)copy + (*e - from);
+    return copy;
+}
+
+void bsh__launch_base_free(struct bsh__launch_base *b)
+{
+    if (b == NULL)
+        return;
+    free(b->envp);
+    bsh__script_parts_free(&b->parts[0]);
+    bsh__script_parts_free(&b->parts[1]);
+    free(b);
 }

@@ -2,10 +2,11 @@
 /*
  * One run in a session: where it starts, the two memfds that carry the
  * state (the script in, the saved state out: files of no path, which no
- * command can reach but through the fds bash holds), and what its end
- * makes of the session. A memfd never blocks its writer and is read from
- * its start once bash has exited, so a background process that kept the
- * fd open cannot delay the end of the run.
+ * command can reach but through the fds bash holds; a stateless command
+ * has the first alone), and what its end makes of the session. A memfd
+ * never blocks its writer and is read from its start once bash has
+ * exited, so a background process that kept the fd open cannot delay the
+ * end of the run.
  */
 #define _GNU_SOURCE
 #include "session.h"
@@ -13,10 +14,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* More than this is not read: four times the bound (every byte escaped)
@@ -55,9 +58,35 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     }
     *cwd = start;
     r->start_dir = realpath(start, NULL); /* NULL: the spawn says why */
+    r->stateless = bsh__session_stateless(o->command, s->state, s->env);
     r->fds[0] = make_memfd("bsh-session-in");
-    r->fds[1] = r->fds[0] >= 0 ? make_memfd("bsh-session-out") : -1;
-    return r->fds[0] < 0 ? r->fds[0] : r->fds[1] < 0 ? r->fds[1] : 0;
+    if (r->stateless || r->fds[0] < 0)
+        return r->fds[0] < 0 ? r->fds[0] : 0;
+    r->fds[1] = make_memfd("bsh-session-out");
+    return r->fds[1] < 0 ? r->fds[1] : 0;
+}
+
+/* The state's launch base, built at its first run. The parts of both
+ * kinds of script are built together: they need the same `in_env`. */
+static struct bsh__launch_base *launch_base(const struct bsh_session *s)
+{
+    struct bsh__state *st = s->state;
+    if (st->base != NULL)
+        return st->base;
+    struct bsh__launch_base *b = calloc(1, sizeof(*b));
+    bool *in_env = b != NULL ? calloc(st->count + 1, sizeof(bool)) : NULL;
+    if (in_env != NULL)
+        b->envp = bsh__session_env(s, in_env, &b->envp_bytes);
+    for (int lean = 0; b != NULL && b->envp != NULL && lean < 2; lean++)
+        b->has_parts[lean] =
+            bsh__session_script_parts(st, in_env, lean, &b->parts[lean]) == 0;
+    free(in_env);
+    if (b == NULL || b->envp == NULL || !b->has_parts[0] || !b->has_parts[1]) {
+        bsh__launch_base_free(b);
+        return NULL;
+    }
+    st->base = b;
+    return b;
 }
 
 int bsh__session_run_launch(struct bsh__session_run *r,
@@ -65,16 +94,16 @@ int bsh__session_run_launch(struct bsh__session_run *r,
                             struct bsh__session_launch *out)
 {
     size_t count = 0, len = 0;
-    const struct bsh__state *st = r->session->state;
-    bool *in_env = calloc(st->count + 1, sizeof(bool));
-    out->envp = in_env != NULL ? bsh__session_env(r->session, in_env) : NULL;
+    const struct bsh__launch_base *b = launch_base(r->session);
+    out->envp =
+        b != NULL ? bsh__session_env_copy(b->envp, b->envp_bytes) : NULL;
     struct bsh_env_var *vars =
         out->envp != NULL ? bsh__env_with_tmpdir(o, tmpdir, &count) : NULL;
     char *script = vars != NULL
-                       ? bsh__session_script(st, in_env, vars, count, &len)
+                       ? bsh__session_script(&b->parts[r->stateless], vars,
+                                             count, r->stateless, &len)
                        : NULL;
     free(vars);
-    free(in_env);
     int rc = script != NULL ? bsh__write_all(r->fds[0], script, len) : -ENOMEM;
     free(script);
     if (rc == 0 && lseek(r->fds[0], 0, SEEK_SET) < 0)
@@ -103,7 +132,8 @@ static bool saved_whole(int fd)
 
 void bsh__session_run_peek(struct bsh__session_run *r, pid_t pid)
 {
-    if (r->session == NULL || r->fds[1] < 0 || saved_whole(r->fds[1]))
+    if (r->session == NULL || r->stateless || r->fds[1] < 0 ||
+        saved_whole(r->fds[1]))
         return;
     char path[64], name[32];
     bsh__format(path, sizeof(path), "/proc/%d/comm", (int)pid);
@@ -156,7 +186,7 @@ static enum bsh_unsaved why_not_saved(const struct bsh__session_run *r,
                                       int status, enum bsh_end_reason reason,
                                       enum bsh_limit limit)
 {
-    if (status < 0)
+    if (status == BSH__NOT_STARTED)
         return BSH_UNSAVED_NOT_STARTED;
     if (reason == BSH_END_TIMEOUT || reason == BSH_END_IDLE)
         return BSH_UNSAVED_TIMEOUT;
@@ -226,15 +256,32 @@ static int adopt(struct bsh__session_run *r, struct bsh__capture *c)
     return 0;
 }
 
+/* A stateless run left the state it started from: it counts as saved
+ * where bash would have saved it, so its report reads like any run's. */
+static void end_stateless(struct bsh__session_run *r, int status,
+                          enum bsh_end_reason reason, enum bsh_limit limit)
+{
+    bool saved = status >= 0 &&
+                 !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) &&
+                 limit != BSH_LIMIT_MEMORY && limit != BSH_LIMIT_OUTPUT;
+    if (saved) {
+        r->state = BSH_SESSION_SAVED;
+        r->note[0] = '\0';
+    } else {
+        set_note(r, why_not_saved(r, status, reason, limit));
+    }
+}
+
 static void save(struct bsh__session_run *r, int status,
                  enum bsh_end_reason reason, enum bsh_limit limit)
 {
     size_t len;
-    char *data = status >= 0 ? read_saved(r->fds[1], &len) : NULL;
+    bool started = status != BSH__NOT_STARTED;
+    char *data = started ? read_saved(r->fds[1], &len) : NULL;
     struct bsh__capture c;
     int rc = data != NULL ? bsh__capture_read(data, len, &c) : -EAGAIN;
     struct stat sb;
-    if (data == NULL && status >= 0 && fstat(r->fds[1], &sb) == 0 &&
+    if (data == NULL && started && fstat(r->fds[1], &sb) == 0 &&
         (size_t)sb.st_size > CAPTURE_MAX) {  /* too big to read at all */
         r->too_big = (size_t)sb.st_size / 4; /* at least this many bytes */
         rc = -EFBIG;
@@ -266,6 +313,8 @@ void bsh__session_run_end(struct bsh__session_run *r, int status,
     if (r->readonly) /* not even its shell state: a later run must not
                         inherit what it set (PATH, a function) */
         set_note(r, BSH_UNSAVED_READONLY);
+    else if (r->stateless)
+        end_stateless(r, status, reason, limit);
     else
         save(r, status, reason, limit);
     free(r->end_cwd);

@@ -21,6 +21,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,38 +136,100 @@ static void puts_(struct text *t, const char *s)
 }
 
 /* posix mode refuses some function names; allexport would export every
- * variable restored after it: both come last. */
+ * variable restored after it: both are turned on last. */
 static bool late_option(const char *name)
 {
     return strcmp(name, "posix") == 0 || strcmp(name, "allexport") == 0;
 }
 
+static bool option_on(const struct bsh__rec *r, const char *head)
+{
+    return r->kind == REC_OPTION && strncmp(r->text, head, strlen(head)) == 0;
+}
+
+/* What bash's $SHELLOPTS:$BASHOPTS read when it runs with the state's
+ * options (the enabled ones, in the order `set +o` and `shopt -p` list
+ * them, which is bash's). A lean script has no aliases to expand, so
+ * expand_aliases is not asked for there. */
+static void put_expected_options(struct text *t, const struct bsh__state *st,
+                                 bool lean)
+{
+    static const char *const heads[] = {"set -o ", "shopt -s "};
+    for (size_t h = 0; h < 2; h++) {
+        bool first = true;
+        if (h == 1)
+            put(t, ":", 1);
+        for (size_t i = 0; i < st->count; i++) {
+            const struct bsh__rec *r = &st->recs[i];
+            if (!option_on(r, heads[h]) ||
+                (lean && strcmp(r->name, "expand_aliases") == 0))
+                continue;
+            if (!first)
+                put(t, ":", 1);
+            first = false;
+            puts_(t, r->name);
+        }
+    }
+}
+
+/* The text after the script: NUL-separated elements that bash reads
+ * with it (into __bsh_s) but parses only when the script evals one. */
+struct elements {
+    struct text text;
+    size_t count;
+};
+
+/* Appends an element; its index in __bsh_s. */
+static size_t put_element(struct elements *e, const struct text *what)
+{
+    put(&e->text, "", 1);
+    put(&e->text, what->buf != NULL ? what->buf : "", what->len);
+    if (what->failed)
+        e->text.failed = true;
+    return ++e->count;
+}
+
 /* `set -o a +o b` and `shopt -s c` / `shopt -u d`, one command each:
- * bash parses three commands much faster than eighty. */
-static void put_options(struct text *t, const struct bsh__state *st, bool late)
+ * bash parses three commands much faster than eighty. Only when bash's
+ * options are not already the state's (most sessions never change one):
+ * they are an element that the script evals after comparing $SHELLOPTS
+ * and $BASHOPTS, which costs bash a tenth of parsing them. */
+static void put_options(struct text *t, struct elements *e,
+                        const struct bsh__state *st, bool late, bool lean)
 {
     static const char *const heads[] = {"set -o ", "set +o ", "shopt -s ",
                                         "shopt -u "};
     static const char *const cmds[] = {"builtin set", "builtin set",
                                        "builtin shopt -s", "builtin shopt -u"};
     static const char *const seps[] = {" -o ", " +o ", " ", " "};
+    struct text o = {0};
     for (size_t h = 0; h < 4; h++) {
         bool any = false;
-        size_t hl = strlen(heads[h]);
         for (size_t i = 0; i < st->count; i++) {
             const struct bsh__rec *r = &st->recs[i];
-            if (r->kind != REC_OPTION || strncmp(r->text, heads[h], hl) != 0 ||
-                late_option(r->name) != late)
+            /* Turned off early (as bash starts), on last. */
+            bool on_late = h == 0 && late_option(r->name);
+            if (!option_on(r, heads[h]) || on_late != late)
                 continue;
             if (!any)
-                puts_(t, cmds[h]);
+                puts_(&o, cmds[h]);
             any = true;
-            puts_(t, seps[h]);
-            puts_(t, r->name);
+            puts_(&o, seps[h]);
+            puts_(&o, r->name);
         }
         if (any)
-            put(t, "\n", 1);
+            put(&o, "\n", 1);
     }
+    if (o.len > 0 || o.failed) {
+        char index[32];
+        snprintf(index, sizeof(index), "%zu", put_element(e, &o));
+        puts_(t, "[[ $SHELLOPTS:$BASHOPTS == '");
+        put_expected_options(t, st, lean);
+        puts_(t, "' ]] || builtin eval -- \"${__bsh_s[");
+        puts_(t, index);
+        puts_(t, "]}\"\n");
+    }
+    free(o.buf);
 }
 
 static void put_kind(struct text *t, const struct bsh__state *st, char kind,
@@ -185,12 +248,27 @@ static void put_kind(struct text *t, const struct bsh__state *st, char kind,
     }
 }
 
+/* Whether a lean script (a stateless command's) restores this variable:
+ * children see it, or bash consults it to run a plain command (to find
+ * it, to match a glob, in its locale). */
+static bool lean_keeps(const struct bsh__rec *r, const char *flags)
+{
+    static const char *const consulted[] = {"PATH", "EXECIGNORE", "GLOBIGNORE",
+                                            "LANG", "CHILD_MAX",  NULL};
+    if (strchr(flags, 'x') != NULL || strncmp(r->name, "LC_", 3) == 0)
+        return true;
+    for (const char *const *c = consulted; *c != NULL; c++)
+        if (strcmp(*c, r->name) == 0)
+            return true;
+    return false;
+}
+
 /* The variables bash does not import from execve's environment. Plain
  * scalars go in one `declare` per kind (exported or not): bash runs one
  * command with 100 words much faster than 100 commands. The others
  * (arrays, attributes, $'...' values) are their `declare -p` lines. */
 static void put_vars(struct text *t, const struct bsh__state *st,
-                     const bool *in_env)
+                     const bool *in_env, bool lean)
 {
     struct text groups[2] = {{0}, {0}};
     for (size_t i = 0; i < st->count; i++) {
@@ -198,8 +276,11 @@ static void put_vars(struct text *t, const struct bsh__state *st,
         if (r->kind != REC_VAR || in_env[i])
             continue;
         struct bsh__statement sc;
-        bool plain = bsh__declare_scan(r->text, r->len, &sc) == 0 &&
-                     sc.has_value && sc.name[sc.name_len + 1] != '(' &&
+        bool scanned = bsh__declare_scan(r->text, r->len, &sc) == 0;
+        if (lean && scanned && !lean_keeps(r, sc.flags))
+            continue;
+        bool plain = scanned && sc.has_value &&
+                     sc.name[sc.name_len + 1] != '(' &&
                      (sc.flags[0] == '\0' || strcmp(sc.flags, "x") == 0);
         if (!plain) {
             put(t, r->text, r->len);
@@ -224,16 +305,20 @@ static void put_vars(struct text *t, const struct bsh__state *st,
     }
 }
 
-/* The call's variables, exported, and what each looked like at the
- * start, for the save to tell whether the command changed it. */
-static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
+/* The call's variables, exported, and (unless `lean`: nothing is saved)
+ * what each looked like at the start, for the save to tell whether the
+ * command changed it. */
+static void put_env(struct text *t, const struct bsh_env_var *env, size_t count,
+                    bool lean)
 {
-    puts_(t, "__bsh_envn=(");
-    for (size_t i = 0; i < count; i++) {
-        puts_(t, " ");
-        puts_(t, env[i].name);
+    if (!lean) {
+        puts_(t, "__bsh_envn=(");
+        for (size_t i = 0; i < count; i++) {
+            puts_(t, " ");
+            puts_(t, env[i].name);
+        }
+        puts_(t, ")\n");
     }
-    puts_(t, ")\n");
     for (size_t i = 0; i < count; i++) {
         size_t vl = strlen(env[i].value);
         char *q = malloc(4 * vl + 3);
@@ -246,6 +331,10 @@ static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
         put(t, "=", 1);
         put(t, q, bsh__single_quote(env[i].value, vl, q));
         free(q);
+        if (lean) {
+            put(t, "\n", 1);
+            continue;
+        }
         puts_(t, "\n__bsh_w_");
         puts_(t, env[i].name);
         puts_(t, "=\"${");
@@ -254,49 +343,93 @@ static void put_env(struct text *t, const struct bsh_env_var *env, size_t count)
     }
 }
 
-/* The functions' text, the first record of it (there is one at most). */
-static const struct bsh__rec *functions(const struct bsh__state *st)
+/* The functions in an eval of their own: one that bash cannot read back
+ * (`function a=b`) costs the functions after it, not the save. Their text
+ * (the first record of it; there is one at most) is an element, so bash
+ * reads it once, as it is, rather than unquoting it first. */
+static void put_functions(struct text *t, struct elements *e,
+                          const struct bsh__state *st)
 {
-    for (size_t i = 0; i < st->count; i++)
-        if (st->recs[i].kind == REC_FUNCTIONS)
-            return &st->recs[i];
+    for (size_t i = 0; i < st->count; i++) {
+        const struct bsh__rec *r = &st->recs[i];
+        if (r->kind != REC_FUNCTIONS)
+            continue;
+        struct text f = {r->text, r->len, r->len, false};
+        char index[32];
+        snprintf(index, sizeof(index), "%zu", put_element(e, &f));
+        puts_(t, "builtin eval -- \"${__bsh_s[");
+        puts_(t, index);
+        puts_(t, "]}\" 2>&-\n");
+        return;
+    }
+}
+
+static char *take(struct text *t, size_t *len)
+{
+    *len = t->len;
+    if (!t->failed)
+        return t->buf != NULL ? t->buf : strdup("");
+    free(t->buf);
     return NULL;
 }
 
-/* The functions in an eval of their own: one that bash cannot read back
- * (`function a=b`) costs the functions after it, not the save. Their text
- * follows the script as the next NUL-separated element, so bash reads it
- * once, as it is, rather than unquoting it first. */
-static void put_functions(struct text *t, const struct bsh__state *st)
+int bsh__session_script_parts(const struct bsh__state *st, const bool *in_env,
+                              bool lean, struct bsh__script_parts *out)
 {
-    if (functions(st) != NULL)
-        puts_(t, "builtin eval -- \"${__bsh_s[1]}\" 2>&-\n");
+    struct text head = {0}, tail = {0};
+    struct elements e = {{0}, 0};
+    if (!lean)
+        puts_(&head, helpers);
+    put_options(&head, &e, st, false, lean);
+    put_kind(&head, st, REC_UMASK, "builtin umask ");
+    put_vars(&head, st, in_env, lean);
+    if (!lean) {
+        put_functions(&head, &e, st);
+        put_kind(&head, st, REC_FUNC, "builtin ");
+        put_kind(&head, st, REC_ALIAS, "builtin ");
+    }
+    put_options(&tail, &e, st, true, lean);
+    if (!lean)
+        puts_(&tail, arm);
+    out->head = take(&head, &out->head_len);
+    out->tail = take(&tail, &out->tail_len);
+    out->elements = take(&e.text, &out->elements_len);
+    if (out->head != NULL && out->tail != NULL && out->elements != NULL)
+        return 0;
+    bsh__script_parts_free(out);
+    return -ENOMEM;
 }
 
-char *bsh__session_script(const struct bsh__state *st, const bool *in_env,
-                          const struct bsh_env_var *env, size_t count,
-                          size_t *len)
+void bsh__script_parts_free(struct bsh__script_parts *p)
 {
-    struct text t = {0};
-    puts_(&t, helpers);
-    put_options(&t, st, false);
-    put_kind(&t, st, REC_UMASK, "builtin umask ");
-    put_vars(&t, st, in_env);
-    put_functions(&t, st);
-    put_kind(&t, st, REC_FUNC, "builtin ");
-    put_kind(&t, st, REC_ALIAS, "builtin ");
-    put_env(&t, env, count);
-    put_options(&t, st, true);
-    puts_(&t, arm);
-    const struct bsh__rec *f = functions(st);
-    if (f != NULL) {
-        put(&t, "", 1);
-        put(&t, f->text, f->len);
+    free(p->head);
+    free(p->tail);
+    free(p->elements);
+    p->head = p->tail = p->elements = NULL;
+}
+
+char *bsh__session_script(const struct bsh__script_parts *parts,
+                          const struct bsh_env_var *env, size_t count,
+                          bool lean, size_t *len)
+{
+    struct text vars = {0};
+    put_env(&vars, env, count, lean);
+    size_t total =
+        parts->head_len + vars.len + parts->tail_len + parts->elements_len;
+    char *script = vars.failed ? NULL : malloc(total + 1);
+    if (script != NULL) {
+        char *at = script;
+        memcpy(at, parts->head, parts->head_len);
+        at += parts->head_len;
+        if (vars.len > 0)
+            memcpy(at, vars.buf, vars.len);
+        at += vars.len;
+        memcpy(at, parts->tail, parts->tail_len);
+        at += parts->tail_len;
+        memcpy(at, parts->elements, parts->elements_len);
+        script[total] = '\0';
+        *len = total;
     }
-    if (t.failed) {
-        free(t.buf);
-        return NULL;
-    }
-    *len = t.len;
-    return t.buf;
+    free(vars.buf);
+    return script;
 }

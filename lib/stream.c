@@ -71,7 +71,8 @@ void bsh__stream_fail(struct bsh_stream *s, enum bsh_error_kind kind,
     set_error_v(s, kind, fmt, ap);
     va_end(ap);
     s->phase = PHASE_ERROR;
-    bsh__session_run_end(&s->sess, -1, BSH_END_NONE, BSH_LIMIT_NONE);
+    bsh__session_run_end(&s->sess, BSH__NOT_STARTED, BSH_END_NONE,
+                         BSH_LIMIT_NONE);
     bsh__waiter_wake(&s->wait);
 }
 
@@ -345,7 +346,9 @@ static void finish_report(struct bsh_stream *s, const struct bsh_item *status)
         s->end.reason = BSH_END_LIMIT;
     s->report.reason = s->end.reason;
     s->report.killed = s->end.killed;
-    bsh__session_run_end(&s->sess, 0, s->end.reason, s->report.limit);
+    bsh__session_run_end(&s->sess,
+                         status != NULL ? s->child.status : BSH__STATUS_UNKNOWN,
+                         s->end.reason, s->report.limit);
     bsh__contain_release_limits(&s->contain);
     int left = bsh__contain_release(&s->contain,
                                     s->want_report ? BSH__GONE_WAIT_MS : 0);
@@ -845,7 +848,8 @@ void bsh__stream_own_tmpdir(struct bsh_stream *s, char *tmpdir)
 
 void bsh__stream_time_out_now(struct bsh_stream *s)
 {
-    bsh__session_run_end(&s->sess, 0, BSH_END_TIMEOUT, BSH_LIMIT_NONE);
+    bsh__session_run_end(&s->sess, BSH__STATUS_UNKNOWN, BSH_END_TIMEOUT,
+                         BSH_LIMIT_NONE);
     abort_run(s);
     s->phase = PHASE_TIMEOUT;
     bsh__waiter_wake(&s->wait);
@@ -856,7 +860,8 @@ void bsh_stream_free(struct bsh_stream *s)
     if (s == NULL)
         return;
     abort_run(s);
-    bsh__session_run_end(&s->sess, -1, BSH_END_NONE, BSH_LIMIT_NONE);
+    bsh__session_run_end(&s->sess, BSH__NOT_STARTED, BSH_END_NONE,
+                         BSH_LIMIT_NONE);
     bsh__session_run_release(&s->sess);
     release_input(s);
     release_supervisor(s);

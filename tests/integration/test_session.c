@@ -39,6 +39,20 @@ static void srun(const char *command, int64_t timeout_ms, int64_t grace_ms,
     bsh_stream_free(s);
 }
 
+/* Runs `command` in the session with one variable of the call's. */
+static void run_with_env(const char *command, const char *name,
+                         const char *value, struct result *r)
+{
+    struct bsh_run_opts o;
+    bsh_run_opts_init(&o);
+    struct bsh_env_var env[] = {{name, value}};
+    o.session = sess;
+    o.env = env;
+    o.env_count = 1;
+    o.command = command;
+    run_collect(&o, r);
+}
+
 /* The command's stdout, as a string. */
 static const char *out_of(const struct result *r)
 {
@@ -188,14 +202,7 @@ static void test_bash_side(void)
          10000, 0, &r, &st, NULL, 0);
     is_str(out_of(&r), "sub\nv cs\n", "EXIT traps of subshells are bash's");
     result_free(&r);
-    struct bsh_run_opts o;
-    bsh_run_opts_init(&o);
-    struct bsh_env_var env[] = {{"CALLV", "1"}};
-    o.session = sess;
-    o.env = env;
-    o.env_count = 1;
-    o.command = "IFS=,; set -u; unset CALLV; AFTER_IFS=1";
-    run_collect(&o, &r);
+    run_with_env("IFS=,; set -u; unset CALLV; AFTER_IFS=1", "CALLV", "1", &r);
     result_free(&r);
     srun("declare -A h=([example.com]=1 [a/b]=2); alias -- -dash='echo d'; "
          "x=1; set -a",
@@ -216,6 +223,86 @@ static void test_bash_side(void)
     ok(st == BSH_SESSION_SAVED && strcmp(out_of(&r), "1\n") == 0,
        "a function bash cannot read back does not stop the saves");
     result_free(&r);
+}
+
+/* A session that holds a bit of everything a stateless run must keep,
+ * see or leave alone: a directory, the umask, an option, non-exported
+ * variables bash consults (PATH, GLOBIGNORE) and others it must not need,
+ * an exported value bash cannot take from its environment, a function
+ * and an alias. */
+static void fill_for_stateless(const char *dir)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char command[1024];
+    snprintf(command, sizeof(command),
+             "cd %s && mkdir -p bin && printf '#!/bin/sh\necho found\n' > "
+             "bin/hello && chmod +x bin/hello && : > a.c && : > a.o && "
+             ": > taken && umask 077 && set -o noclobber && "
+             "export -n PATH && PATH=$PWD/bin:$PATH && GLOBIGNORE='*.o' && "
+             "SECRET=kept && export ML=$'two\nlines' && "
+             "fn() { echo fn-ran; } && alias al='echo alias-ran'",
+             dir);
+    srun(command, 10000, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_SAVED, "stateless: the session is filled");
+    result_free(&r);
+}
+
+/* Commands that can neither read nor change the shell's state run with
+ * a lean restore and no save: what they see and what stays. */
+static void test_stateless(void)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char dir[] = "/tmp/bsh-stateless-XXXXXX", path[64];
+    if (mkdtemp(dir) == NULL)
+        abort();
+    fresh();
+    fill_for_stateless(dir);
+    srun("ls /proc/self/fd", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && strstr(out_of(&r), "241") == NULL,
+       "a stateless run has no channel to save on");
+    result_free(&r);
+    srun("ls /proc/self/fd; : $SECRET", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && strstr(out_of(&r), "241") != NULL,
+       "one that expands a variable has");
+    result_free(&r);
+    srun("hello && printenv ML && /bin/pwd && echo *", 10000, 0, &r, &st, NULL,
+         0);
+    char want[256];
+    snprintf(want, sizeof(want), "found\ntwo\nlines\n%s\na.c bin taken\n", dir);
+    ok(st == BSH_SESSION_SAVED && strcmp(out_of(&r), want) == 0,
+       "a stateless run finds commands in the session's own PATH, exports "
+       "its variables, starts in its directory and globs with its "
+       "GLOBIGNORE");
+    result_free(&r);
+    srun("touch made; echo x > taken", 10000, 0, &r, &st, NULL, 0);
+    snprintf(path, sizeof(path), "%s/made", dir);
+    struct stat sb;
+    ok(!result_exit(&r, 0) && stat(path, &sb) == 0 &&
+           (sb.st_mode & 0777) == 0600,
+       "it runs with the session's umask and noclobber");
+    result_free(&r);
+    run_with_env("printenv CALLV", "CALLV", "call", &r);
+    is_str(out_of(&r), "call\n", "a call's env reaches a stateless run");
+    result_free(&r);
+    srun("sleep 30", 300, 0, &r, &st, NULL, 0);
+    is_int(st, BSH_SESSION_UNCHANGED,
+           "SIGKILL at the timeout: unchanged, as for any run");
+    result_free(&r);
+    srun("echo \"$SECRET ${CALLV-unset} $(fn) $(al 2>&1)\"; type -t al", 10000,
+         0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "kept unset fn-ran alias-ran\nalias\n",
+           "after stateless runs the variables, function and alias are all "
+           "there, and the call's env was not kept");
+    result_free(&r);
+    srun("fn; al", 10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "fn-ran\nalias-ran\n",
+           "a function or alias as a command name is never stateless");
+    result_free(&r);
+    snprintf(path, sizeof(path), "rm -rf %s", dir);
+    if (system(path) != 0)
+        abort();
 }
 
 static void test_bound(void)
@@ -389,6 +476,7 @@ int main(void)
     test_ends();
     test_channel();
     test_bash_side();
+    test_stateless();
     test_bound();
     test_busy_and_dirs();
     test_modes();

@@ -124,7 +124,8 @@ static void test_environment(void)
     struct bsh_session *s = session_of(env);
     const struct bsh__state *st = s->state;
     bool *in_env = calloc(st->count + 1, sizeof(bool));
-    char **envp = bsh__session_env(s, in_env);
+    size_t bytes = 0;
+    char **envp = bsh__session_env(s, in_env, &bytes);
     ok(envp != NULL && has(envp, "PATH=/usr/bin:/bin") && has(envp, "X=it's"),
        "exported plain variables go through the environment");
     ok(envp != NULL && !has(envp, "IFS=:") && !has(envp, "LANG=C"),
@@ -136,16 +137,189 @@ static void test_environment(void)
     for (size_t i = 0; i < st->count; i++)
         marked += in_env[i];
     is_int(marked, 2, "the two are marked for the script to leave out");
+    char **copy = envp != NULL ? bsh__session_env_copy(envp, bytes) : NULL;
+    bool same = copy != NULL;
+    for (size_t i = 0; same && envp[i] != NULL; i++)
+        same = copy[i] != NULL && strcmp(copy[i], envp[i]) == 0 &&
+               ((copy[i] >= (char *)copy && copy[i] < (char *)copy + bytes) ==
+                (envp[i] >= (char *)envp && envp[i] < (char *)envp + bytes));
+    free(envp);
+    ok(same, "a copy of the block stands alone, the session's strings shared");
+    free(copy);
     size_t len = 0;
-    char *script = bsh__session_script(st, in_env, NULL, 0, &len);
+    struct bsh__script_parts parts;
+    char *script = bsh__session_script_parts(st, in_env, false, &parts) == 0
+                       ? bsh__session_script(&parts, NULL, 0, false, &len)
+                       : NULL;
     ok(script != NULL && strstr(script, "X='it'") == NULL &&
            strstr(script, "IFS=':'") != NULL &&
            strstr(script, "builtin declare -x IFS=':' LANG='C' BIG=") != NULL,
        "the script restores the others in one declare");
     free(script);
-    free(envp);
+    bsh__script_parts_free(&parts);
     free(in_env);
     bsh_session_free(s);
+}
+
+/* A state with a function, an alias and the given options on. */
+static struct bsh__state *state_with(const char *const *options)
+{
+    struct bsh__state *st = calloc(1, sizeof(*st));
+    if (st == NULL ||
+        bsh__state_add(st, REC_FUNC, "fn", 2, "declare -f fn", 13, 0) < 0 ||
+        bsh__state_add(st, REC_ALIAS, "al", 2, "alias al='x'", 12, 0) < 0)
+        abort();
+    for (; options != NULL && *options != NULL; options++) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "set -o %s", *options);
+        if (bsh__state_add(st, REC_OPTION, *options, strlen(*options), text,
+                           (size_t)n, 0) < 0)
+            abort();
+    }
+    return st;
+}
+
+static void test_stateless(void)
+{
+    static const char *const yes[] = {"true",
+                                      "ls -la",
+                                      "git status --short",
+                                      "make -j2 CC=gcc all",
+                                      "echo 'a $b `c`' \"d e\"",
+                                      "ls *.c src/[ab]?.h",
+                                      "cat a > b 2>&1",
+                                      "a && b || c; d | e & f\n g",
+                                      "cat <in >>out 2>&- 3<>f 1>|g",
+                                      "echo h\xc3\xa9llo",
+                                      ": ; false",
+                                      "x ''",
+                                      "echo fn al",
+                                      "\"ls\" -l",
+                                      "'/bin/ls'",
+                                      "env FOO=1 cmd",
+                                      NULL};
+    static const char *const no[] = {"echo $x",
+                                     "echo `id`",
+                                     "cd /tmp",
+                                     "x=1",
+                                     "FOO=1 make",
+                                     "export A",
+                                     "fn",
+                                     "al",
+                                     "echo a; fn",
+                                     "true && al x",
+                                     "set -e",
+                                     "shopt -s x",
+                                     "[[ -n x ]]",
+                                     "(( x ))",
+                                     "(ls)",
+                                     "{ ls; }",
+                                     "a\\ b",
+                                     "echo \"$x\"",
+                                     "echo \"a\\\"b\"",
+                                     "cat <<EOF\nx\nEOF",
+                                     "cat <<< x",
+                                     "cat <(x)",
+                                     "echo ~",
+                                     "echo !x",
+                                     "ls # c",
+                                     "if true; then :; fi",
+                                     "for a in b; do :; done",
+                                     "time ls",
+                                     "command ls",
+                                     "builtin echo",
+                                     "exec ls",
+                                     "source f",
+                                     ". f",
+                                     "eval x",
+                                     "read x",
+                                     "printf -v x y",
+                                     "test -v x",
+                                     "[ -v x ]",
+                                     "ls{,}",
+                                     "l*s",
+                                     "''",
+                                     "'' x",
+                                     "ls &> f",
+                                     "ls |& cat",
+                                     "a;; b",
+                                     "echo 'open",
+                                     "echo \"open",
+                                     "ls\r",
+                                     "ls >&f",
+                                     "ls >",
+                                     "ls > ''",
+                                     "\"f\"n",
+                                     "'al'",
+                                     "pwd",
+                                     "kill %1",
+                                     "wait",
+                                     "a=b=c",
+                                     "echo a{b,c}",
+                                     "ls ^x",
+                                     "echo (",
+                                     "x=(1)",
+                                     "coproc ls",
+                                     "function f",
+                                     NULL};
+    struct bsh__state *st = state_with(NULL);
+    bool all = true;
+    for (const char *const *c = yes; *c != NULL; c++)
+        if (!bsh__session_stateless(*c, st, NULL)) {
+            diag("not stateless: %s", *c);
+            all = false;
+        }
+    ok(all, "plain commands are stateless");
+    all = true;
+    for (const char *const *c = no; *c != NULL; c++)
+        if (bsh__session_stateless(*c, st, NULL)) {
+            diag("stateless: %s", *c);
+            all = false;
+        }
+    ok(all, "expansions, assignments, builtins, keywords and the session's "
+            "functions and aliases are not");
+    bsh__state_free(st);
+    static const char *const keyword[] = {"keyword", NULL};
+    static const char *const histexpand[] = {"histexpand", NULL};
+    st = state_with(keyword);
+    ok(!bsh__session_stateless("ls a=b", st, NULL),
+       "with set -k, no command is");
+    bsh__state_free(st);
+    st = state_with(histexpand);
+    ok(!bsh__session_stateless("ls", st, NULL), "with set -H, no command is");
+    bsh__state_free(st);
+    st = state_with(NULL);
+    if (bsh__state_add(st, REC_FUNC, "command_not_found_handle", 24, "x", 1,
+                       0) < 0)
+        abort();
+    ok(!bsh__session_stateless("ls", st, NULL),
+       "with a command_not_found_handle, no command is");
+    bsh__state_free(st);
+    st = state_with(NULL);
+    if (bsh__state_add(st, REC_FUNC, "ex", 2, "declare -fx ex", 14, 0) < 0)
+        abort();
+    ok(!bsh__session_stateless("ls", st, NULL),
+       "with an exported function, no command is");
+    bsh__state_free(st);
+    st = state_with(NULL);
+    static const char *const envs[] = {"BASH_ENV=/x", "ENV=/x",
+                                       "BASH_FUNC_f%%=() { :; }",
+                                       "SHELLOPTS=xtrace", "BASHOPTS=extglob"};
+    all = bsh__session_stateless("ls", st, NULL);
+    for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+        char *env[] = {(char *)"PATH=/bin", (char *)envs[i], NULL};
+        all = all && !bsh__session_stateless("ls", st, env);
+    }
+    ok(all, "nor when bash's environment defines code or options");
+    bsh__state_free(st);
+    char *big = malloc(5000);
+    memset(big, 'a', 4999);
+    big[4999] = '\0';
+    st = state_with(NULL);
+    ok(!bsh__session_stateless(big, st, NULL),
+       "a command over 4 KiB is not looked at");
+    bsh__state_free(st);
+    free(big);
 }
 
 int main(void)
@@ -154,5 +328,6 @@ int main(void)
     test_every_byte("C");
     test_every_byte("C.UTF-8");
     test_environment();
+    test_stateless();
     return tap_done();
 }
