@@ -140,6 +140,7 @@ struct bsh__session_run {
     enum bsh_session_state state;
     enum bsh_unsaved unsaved;
     int fds[2];      /* the memfds: the script in, the state out */
+    int start_fd;    /* a stateless run's start directory (O_PATH), -1 */
     char *start_dir; /* where bash started (physical) */
     char *missing;   /* the session's directory, when it was gone */
     char *end_cwd;   /* the session's directory after the run */

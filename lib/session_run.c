@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,10 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     *cwd = start;
     r->start_dir = realpath(start, NULL); /* NULL: the spawn says why */
     r->stateless = bsh__session_stateless(o->command, s->state, s->env);
+    /* A command may move the directory it runs in (`mv`): the session
+     * follows it there, as bash's `pwd -P` at a save would. */
+    if (r->stateless)
+        r->start_fd = open(start, O_PATH | O_DIRECTORY | O_CLOEXEC);
     r->fds[0] = make_memfd("bsh-session-in");
     if (r->stateless || r->fds[0] < 0)
         return r->fds[0] < 0 ? r->fds[0] : 0;
@@ -256,8 +261,32 @@ static int adopt(struct bsh__session_run *r, struct bsh__capture *c)
     return 0;
 }
 
+/* Where the start directory is now, when a stateless run moved it. */
+static void follow_start_dir(struct bsh__session_run *r)
+{
+    char link[64], *now = malloc(PATH_MAX);
+    bsh__format(link, sizeof(link), "/proc/self/fd/%d", r->start_fd);
+    ssize_t n = now != NULL && r->start_fd >= 0
+                    ? readlink(link, now, PATH_MAX - 1)
+                    : -1;
+    static const char gone[] = " (deleted)";
+    if (n > 0) {
+        now[n] = '\0';
+        if (now[0] == '/' &&
+            ((size_t)n < sizeof(gone) ||
+             strcmp(now + n - (sizeof(gone) - 1), gone) != 0) &&
+            r->start_dir != NULL && strcmp(now, r->start_dir) != 0) {
+            free(r->session->cwd);
+            r->session->cwd = now;
+            now = NULL;
+        }
+    }
+    free(now);
+}
+
 /* A stateless run left the state it started from: it counts as saved
- * where bash would have saved it, so its report reads like any run's. */
+ * where bash would have saved it, so its report reads like any run's,
+ * and as a save makes the session's state its own (not its env's). */
 static void end_stateless(struct bsh__session_run *r, int status,
                           enum bsh_end_reason reason, enum bsh_limit limit)
 {
@@ -267,6 +296,8 @@ static void end_stateless(struct bsh__session_run *r, int status,
     if (saved) {
         r->state = BSH_SESSION_SAVED;
         r->note[0] = '\0';
+        r->session->pristine = false;
+        follow_start_dir(r);
     } else {
         set_note(r, why_not_saved(r, status, reason, limit));
     }
@@ -323,6 +354,7 @@ void bsh__session_run_end(struct bsh__session_run *r, int status,
     r->session = NULL;
     r->fds[0] = bsh__close(r->fds[0]);
     r->fds[1] = bsh__close(r->fds[1]);
+    r->start_fd = bsh__close(r->start_fd);
 }
 
 void bsh__session_run_detach(struct bsh__session_run *r)
@@ -339,7 +371,8 @@ void bsh__session_run_release(struct bsh__session_run *r)
     bsh__session_run_detach(r);
     bsh__close(r->fds[0]);
     bsh__close(r->fds[1]);
-    r->fds[0] = r->fds[1] = -1;
+    bsh__close(r->start_fd);
+    r->fds[0] = r->fds[1] = r->start_fd = -1;
     free(r->start_dir);
     free(r->missing);
     free(r->end_cwd);

@@ -380,9 +380,10 @@ int bsh__session_script_parts(const struct bsh__state *st, const bool *in_env,
     struct elements e = {{0}, 0};
     if (!lean)
         puts_(&head, helpers);
-    put_options(&head, &e, st, false, lean);
+    /* Options after the variables: assigning GLOBIGNORE turns dotglob on. */
     put_kind(&head, st, REC_UMASK, "builtin umask ");
     put_vars(&head, st, in_env, lean);
+    put_options(&head, &e, st, false, lean);
     if (!lean) {
         put_functions(&head, &e, st);
         put_kind(&head, st, REC_FUNC, "builtin ");

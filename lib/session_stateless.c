@@ -107,8 +107,10 @@ static bool session_name(const struct bsh__state *st, const char *name)
 
 static bool harmless_command_name(const struct lexer *lx)
 {
+    /* __bsh_ functions are the session's too, though it lists none. */
     if (lx->len == 0 || lx->too_long || lx->pattern_or_equals ||
-        memchr(lx->word, '\0', lx->len) != NULL)
+        memchr(lx->word, '\0', lx->len) != NULL ||
+        strncmp(lx->word, "__bsh_", 6) == 0)
         return false;
     for (const char *const *w = reserved_or_builtin; *w != NULL; w++)
         if (strcmp(*w, lx->word) == 0)
@@ -116,9 +118,17 @@ static bool harmless_command_name(const struct lexer *lx)
     return !session_name(lx->st, lx->word);
 }
 
+/* Where a word ends without another word glued to it. */
+static bool word_boundary(char c)
+{
+    return c == '\0' || strchr(" \t\n;&|<>", c) != NULL;
+}
+
 /* A redirection's operator at lx->p (after its fd digits): `<`, `>`,
- * `>>`, `>|`, `<>`, and `>&N`/`<&N`/`>&-` which take no word. Sets
- * *needs_word; false for here-documents, here-strings and the rest. */
+ * `>>`, `>|`, `<>`, and `>&N`, `<&N`, `>&N-`, `>&-`, which take no word
+ * (bash reads `>&1x` as a file name and `>&1-` as a move: anything glued
+ * to them is refused). Sets *needs_word; false for here-documents,
+ * here-strings and the rest. */
 static bool read_redirection(struct lexer *lx, bool *needs_word)
 {
     const char *p = lx->p;
@@ -130,12 +140,14 @@ static bool read_redirection(struct lexer *lx, bool *needs_word)
     *needs_word = true;
     if (*p == '&') {
         p++;
-        if (*p == '-')
-            p++;
-        else if (*p >= '0' && *p <= '9')
+        if (*p >= '0' && *p <= '9')
             while (*p >= '0' && *p <= '9')
                 p++;
-        else
+        else if (*p != '-')
+            return false;
+        if (*p == '-')
+            p++;
+        if (!word_boundary(*p))
             return false;
         *needs_word = false;
     }
@@ -152,11 +164,15 @@ static const char *skip_blanks(const char *p)
     return p;
 }
 
-/* At a word's start: the fd digits of a redirection, if they are. */
-static bool redirection_ahead(const char *p)
+/* At a word's start: the fd digits of a redirection, if they are. bash
+ * takes them as an fd only when they fit an int: ten digits or more are
+ * left to the caller to refuse. */
+static bool redirection_ahead(const char *p, bool *too_long)
 {
+    const char *digits = p;
     while (*p >= '0' && *p <= '9')
         p++;
+    *too_long = p - digits > 9;
     return *p == '<' || *p == '>';
 }
 
@@ -166,14 +182,24 @@ static bool option_on(const struct bsh__state *st, const char *name)
     return r != NULL && strncmp(r->text, "set -o", 6) == 0;
 }
 
-/* An exported function (children see it, so it must be defined). */
-static bool exports_a_function(const struct bsh__state *st)
+/* Whether the `declare -...` line of a record has this attribute. */
+static bool has_attribute(const struct bsh__rec *r, char attribute)
+{
+    if (strncmp(r->text, "declare -", 9) != 0)
+        return false;
+    size_t n = strcspn(r->text + 9, " ");
+    return memchr(r->text + 9, attribute, n) != NULL;
+}
+
+/* An exported function (children see it, so it must be defined), or a
+ * nameref (the variable it names may be one the lean script leaves
+ * out). */
+static bool exports_a_function_or_has_a_nameref(const struct bsh__state *st)
 {
     for (size_t i = 0; i < st->count; i++) {
         const struct bsh__rec *r = &st->recs[i];
-        if (r->kind == REC_FUNC && strncmp(r->text, "declare -f", 10) == 0 &&
-            strcspn(r->text + 10, " ") > 0 &&
-            memchr(r->text + 10, 'x', strcspn(r->text + 10, " ")) != NULL)
+        if ((r->kind == REC_FUNC && has_attribute(r, 'x')) ||
+            (r->kind == REC_VAR && has_attribute(r, 'n')))
             return true;
     }
     return false;
@@ -202,7 +228,7 @@ bool bsh__session_stateless(const char *command, const struct bsh__state *st,
     if (strlen(command) > STATELESS_MAX || option_on(st, "keyword") ||
         option_on(st, "histexpand") ||
         bsh__state_find(st, REC_FUNC, "command_not_found_handle") != NULL ||
-        exports_a_function(st) || env_defines_code(env))
+        exports_a_function_or_has_a_nameref(st) || env_defines_code(env))
         return false;
     struct lexer lx = {.p = command, .st = st};
     bool at_start = true;
@@ -222,8 +248,11 @@ bool bsh__session_stateless(const char *command, const struct bsh__state *st,
             at_start = true;
             continue;
         }
-        if (redirection_ahead(lx.p)) {
+        bool too_long;
+        if (redirection_ahead(lx.p, &too_long)) {
             bool needs_word;
+            if (too_long)
+                return false;
             while (*lx.p >= '0' && *lx.p <= '9')
                 lx.p++;
             if (!read_redirection(&lx, &needs_word))

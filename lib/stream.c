@@ -790,7 +790,7 @@ struct bsh_stream *bsh__stream_new(bool quiet)
     bsh__input_init(&s->input);
     bsh__contain_init(&s->contain);
     bsh__supervisor_init(&s->sup);
-    s->sess.fds[0] = s->sess.fds[1] = -1;
+    s->sess.fds[0] = s->sess.fds[1] = s->sess.start_fd = -1;
     atomic_init(&s->cancelled, 0);
     return s;
 }

@@ -217,6 +217,13 @@ static void test_bash_side(void)
            "IFS and nounset do not break the save; allexport does not export "
            "what is restored");
     result_free(&r);
+    srun("GLOBIGNORE=zz; shopt -u dotglob", 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    srun("shopt -q dotglob && echo on || echo off; unset GLOBIGNORE", 10000, 0,
+         &r, &st, NULL, 0);
+    is_str(out_of(&r), "off\n",
+           "an option the command set after GLOBIGNORE holds in the next run");
+    result_free(&r);
     srun("function a=b { :; }; KEPT=1", 10000, 0, &r, &st, NULL, 0);
     result_free(&r);
     srun("echo $KEPT; NEXT=2", 10000, 0, &r, &st, NULL, 0);
@@ -300,9 +307,49 @@ static void test_stateless(void)
     is_str(out_of(&r), "fn-ran\nalias-ran\n",
            "a function or alias as a command name is never stateless");
     result_free(&r);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    if (system(path) != 0)
+    char moved[64], command[160];
+    snprintf(moved, sizeof(moved), "%s-moved", dir);
+    snprintf(command, sizeof(command), "mv %s %s", dir, moved);
+    srun(command, 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    srun("pwd -P", 10000, 0, &r, &st, NULL, 0);
+    snprintf(want, sizeof(want), "%s\n", moved);
+    is_str(out_of(&r), want,
+           "a stateless run that moves its directory takes the session along");
+    result_free(&r);
+    snprintf(command, sizeof(command), "rm -rf %s", moved);
+    if (system(command) != 0)
         abort();
+}
+
+/* A stateless first run makes the state the session's own, as any save
+ * does: a file keeps it, not the environment of whoever loads it. */
+static void test_stateless_first_run(void)
+{
+    char one[] = "FOO=1", two[] = "FOO=2", file[] = "/tmp/bsh-sl-XXXXXX";
+    char *env1[] = {one, NULL}, *env2[] = {two, NULL};
+    int fd = mkstemp(file);
+    if (fd < 0)
+        abort();
+    close(fd);
+    unlink(file);
+    bsh_session_free(sess);
+    bsh_session_new("/tmp", env1, &sess);
+    struct result r;
+    enum bsh_session_state st;
+    srun("true", 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    char why[256];
+    ok(bsh_session_save(sess, file, why, sizeof(why)) == BSH_OK,
+       "stateless first run: saved to a file");
+    bsh_session_free(sess);
+    bsh_session_new("/tmp", env2, &sess);
+    ok(bsh_session_load(sess, file, why, sizeof(why)) == BSH_OK,
+       "and loaded by a session of another environment");
+    srun("echo $FOO", 10000, 0, &r, &st, NULL, 0);
+    is_str(out_of(&r), "1\n", "which runs with the state the first run had");
+    result_free(&r);
+    unlink(file);
 }
 
 static void test_bound(void)
@@ -477,6 +524,7 @@ int main(void)
     test_channel();
     test_bash_side();
     test_stateless();
+    test_stateless_first_run();
     test_bound();
     test_busy_and_dirs();
     test_modes();

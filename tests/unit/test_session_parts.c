@@ -197,6 +197,9 @@ static void test_stateless(void)
                                       "\"ls\" -l",
                                       "'/bin/ls'",
                                       "env FOO=1 cmd",
+                                      "ls >&1- 2>&-",
+                                      "ls 2>&1 >&2",
+                                      "999999999>f ls",
                                       NULL};
     static const char *const no[] = {"echo $x",
                                      "echo `id`",
@@ -260,6 +263,15 @@ static void test_stateless(void)
                                      "echo (",
                                      "x=(1)",
                                      "coproc ls",
+                                     ">&1- cd /tmp",
+                                     "<&0- x=5",
+                                     ">&1'-' cd /tmp",
+                                     ">&2x cd /tmp",
+                                     "ls >&1x",
+                                     "2147483648>f echo",
+                                     "1000000000>f echo",
+                                     "__bsh_f",
+                                     ">&- al",
                                      "function f",
                                      NULL};
     struct bsh__state *st = state_with(NULL);
@@ -300,6 +312,13 @@ static void test_stateless(void)
         abort();
     ok(!bsh__session_stateless("ls", st, NULL),
        "with an exported function, no command is");
+    bsh__state_free(st);
+    st = state_with(NULL);
+    if (bsh__state_add(st, REC_VAR, "PATH", 4, "declare -n PATH=\"P\"", 20, 0) <
+        0)
+        abort();
+    ok(!bsh__session_stateless("ls", st, NULL),
+       "with a nameref, no command is");
     bsh__state_free(st);
     st = state_with(NULL);
     static const char *const envs[] = {"BASH_ENV=/x", "ENV=/x",
