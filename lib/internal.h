@@ -101,6 +101,9 @@ int bsh__clone_bash(const struct bsh__child_plan *plan, pid_t *pid,
 /* util.c: closes `fd` if it is open; returns -1, so that `fd =
  * bsh__close(fd)` leaves no stale number behind. */
 int bsh__close(int fd);
+/* ioctl(2) with the request as the kernel takes it: musl declares the
+ * request an int, which requests with the top bit set overflow. */
+int bsh__ioctl(int fd, unsigned long request, void *arg);
 
 /* util.c: whether the real (absolute, resolved) path `path` is directory
  * `dir` or lies under it. */

@@ -43,11 +43,13 @@
 #ifndef FS_IOC32_SETFLAGS
 #    define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
-#define FCHMODAT2_X86_64     452 /* Linux 6.6; older libseccomp has no name */
-#define FILE_SETATTR_X86_64  469 /* Linux 6.17 */
-#define OPENAT2_X86_64       437 /* Linux 5.6 */
-#define SETXATTRAT_X86_64    463 /* Linux 6.13 */
-#define REMOVEXATTRAT_X86_64 466
+/* Calls newer than some libseccomp: since Linux 5.1 (pidfd_send_signal,
+ * 424) a new call has the same number on every architecture. */
+#define FCHMODAT2_NR     452 /* Linux 6.6; older libseccomp has no name */
+#define FILE_SETATTR_NR  469 /* Linux 6.17 */
+#define OPENAT2_NR       437 /* Linux 5.6 */
+#define SETXATTRAT_NR    463 /* Linux 6.13 */
+#define REMOVEXATTRAT_NR 466
 
 static const char *const denied[] = {
     "mount",
@@ -127,17 +129,17 @@ static int deny_clone_namespaces(scmp_filter_ctx ctx)
 }
 
 /* `action` for a call newer than some libseccomp that names it: by name,
- * or by its x86_64 number where this libseccomp does not know it (so that
- * the filter still catches it on a newer kernel). */
+ * or by its number where this libseccomp does not know it (so that the
+ * filter still catches it on a newer kernel). */
 static int add_new_call(scmp_filter_ctx ctx, uint32_t action, const char *name,
-                        int x86_64_number)
+                        int number)
 {
     int nr = seccomp_syscall_resolve_name(name);
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
     if (nr == __NR_SCMP_ERROR)
-        nr = x86_64_number;
+        nr = number;
 #else
-    (void)x86_64_number;
+    (void)number;
 #endif
     return nr != __NR_SCMP_ERROR ? seccomp_rule_add(ctx, action, nr, 0) : 0;
 }
@@ -158,7 +160,7 @@ static int supervise_metadata(scmp_filter_ctx ctx)
                                  "utimensat", "connect", "bind"};
     int rc = add_by_name(ctx, SCMP_ACT_NOTIFY, names, COUNT(names));
     if (rc == 0)
-        rc = add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_X86_64);
+        rc = add_new_call(ctx, SCMP_ACT_NOTIFY, "fchmodat2", FCHMODAT2_NR);
     if (rc < 0)
         return rc;
     /* The old time calls (glibc uses utimensat) and extended attributes
@@ -172,10 +174,10 @@ static int supervise_metadata(scmp_filter_ctx ctx)
         return rc;
     /* And their *at forms (Linux 6.13): an ACL is an extended attribute. */
     if ((rc = add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "setxattrat",
-                           SETXATTRAT_X86_64)) < 0)
+                           SETXATTRAT_NR)) < 0)
         return rc;
     return add_new_call(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "removexattrat",
-                        REMOVEXATTRAT_X86_64);
+                        REMOVEXATTRAT_NR);
 }
 
 /* No setuid or setgid file made either: open, openat and creat with
@@ -212,7 +214,7 @@ static int no_setid_files(scmp_filter_ctx ctx)
     }
     if (rc < 0)
         return rc;
-    return add_new_call(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", OPENAT2_X86_64);
+    return add_new_call(ctx, SCMP_ACT_ERRNO(ENOSYS), "openat2", OPENAT2_NR);
 }
 
 /* The socket families a run may make: AF_UNIX; AF_NETLINK for routes
@@ -389,7 +391,7 @@ static int limit_fs_ioctls(scmp_filter_ctx ctx)
     /* file_setattr (Linux 6.17) sets the same extended flags by path. */
     if (rc == 0)
         rc = add_new_call(ctx, SCMP_ACT_ERRNO(EPERM), "file_setattr",
-                          FILE_SETATTR_X86_64);
+                          FILE_SETATTR_NR);
     if (rc < 0)
         return rc;
     return seccomp_rule_add(

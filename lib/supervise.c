@@ -197,10 +197,12 @@ static bool parse(const struct seccomp_data *d, struct request *rq)
     rq->follow = true;
     rq->chmod = true;
     switch (d->nr) {
+#ifdef SYS_chmod /* aarch64 has fchmodat alone */
     case SYS_chmod:
         rq->dirfd = AT_FDCWD, rq->has_path = true;
         rq->path_addr = d->args[0], rq->mode = (mode_t)d->args[1];
         return true;
+#endif
     case SYS_fchmod:
         rq->dirfd = (int)d->args[0], rq->mode = (mode_t)d->args[1];
         return true;
@@ -399,7 +401,7 @@ static void answer(const struct bsh__supervisor *sv, uint64_t id, int err);
 /* Whether the run's call `id` still waits for its answer. */
 static bool still_waiting(const struct bsh__supervisor *sv, uint64_t id)
 {
-    return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+    return bsh__ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /* connect() of the run, on any socket: made here (see supervise.h). 0 or
@@ -531,12 +533,12 @@ static int set_flags_for(const struct bsh__supervisor *sv, pid_t pid,
         err = -ENOENT;
     else if (!fd_in_place(sv, fd, self))
         err = -EACCES; /* as Landlock answers a write outside */
-    else if (ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
+    else if (bsh__ioctl(fd, FS_IOC_GETFLAGS, &old) < 0)
         err = -errno;
     else
-        err = ((flags ^ old) & FLAGS_PRIVILEGED) != 0  ? -EPERM
-              : ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno
-                                                       : 0;
+        err = ((flags ^ old) & FLAGS_PRIVILEGED) != 0       ? -EPERM
+              : bsh__ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno
+                                                            : 0;
     close(fd);
     return err;
 }
@@ -558,7 +560,7 @@ static void respond(const struct bsh__supervisor *sv, uint64_t id, int err,
     buf.resp.id = id;
     buf.resp.error = err;
     buf.resp.flags = go_on ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
-    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &buf.resp);
+    bsh__ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &buf.resp);
 }
 
 static void answer(const struct bsh__supervisor *sv, uint64_t id, int err)
@@ -582,7 +584,7 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         return false;
     struct seccomp_notif *req = calloc(1, sv->req_size);
     if (req != NULL &&
-        ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+        bsh__ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         struct request rq;
         char path[PATH_MAX] = "";
         int err = -EPERM;
@@ -590,8 +592,8 @@ bool bsh__supervisor_serve(struct bsh__supervisor *sv)
         pid_t pid = (pid_t)req->pid;
         /* The process may have gone and its pid been reused since it
          * asked: only an id that is still valid is carried out. */
-        bool valid =
-            ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0;
+        bool valid = bsh__ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
+                                &req->id) == 0;
         if (!valid)
             err = -ENOENT;
         else if (req->data.nr == SYS_connect)

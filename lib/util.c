@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Small helpers without a better home: the version, bounded formatting,
- * reading a small file, closing an fd and whether a path lies in a
- * directory.
+ * reading a small file, closing an fd, an ioctl and whether a path lies
+ * in a directory.
  */
+#define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int bsh__close(int fd)
@@ -18,6 +20,11 @@ int bsh__close(int fd)
     if (fd >= 0)
         close(fd);
     return -1;
+}
+
+int bsh__ioctl(int fd, unsigned long request, void *arg)
+{
+    return (int)syscall(SYS_ioctl, fd, request, arg);
 }
 
 ssize_t bsh__read_file(int dirfd, const char *path, char *buf, size_t size)
