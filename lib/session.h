@@ -122,6 +122,11 @@ char *bsh__session_script(const struct bsh__script_parts *parts,
  * it does not fully read). */
 bool bsh__session_stateless(const char *command, const struct bsh__state *st,
                             char *const *env);
+/* And whether the call's variables (`count` of `env`, and TMPDIR) name
+ * none that the state gives an attribute other than export (-u, -i, -r,
+ * an array...), which the lean script would not restore to apply. */
+bool bsh__session_call_env_plain(const struct bsh__state *st,
+                                 const struct bsh_env_var *env, size_t count);
 
 /* session_env.c: the environment of execve for a run in `s` (one
  * malloc'd block, `*bytes` long): what the session never carries from

@@ -59,7 +59,8 @@ int bsh__session_run_prepare(struct bsh__session_run *r,
     }
     *cwd = start;
     r->start_dir = realpath(start, NULL); /* NULL: the spawn says why */
-    r->stateless = bsh__session_stateless(o->command, s->state, s->env);
+    r->stateless = bsh__session_stateless(o->command, s->state, s->env) &&
+                   bsh__session_call_env_plain(s->state, o->env, o->env_count);
     /* A command may move the directory it runs in (`mv`): the session
      * follows it there, as bash's `pwd -P` at a save would. */
     if (r->stateless)
@@ -261,21 +262,21 @@ static int adopt(struct bsh__session_run *r, struct bsh__capture *c)
     return 0;
 }
 
-/* Where the start directory is now, when a stateless run moved it. */
+/* Where the start directory is now, when a stateless run moved it (not
+ * when it removed it: a name that ends " (deleted)" may be real). */
 static void follow_start_dir(struct bsh__session_run *r)
 {
     char link[64], *now = malloc(PATH_MAX);
+    struct stat st;
     bsh__format(link, sizeof(link), "/proc/self/fd/%d", r->start_fd);
-    ssize_t n = now != NULL && r->start_fd >= 0
+    ssize_t n = now != NULL && r->start_fd >= 0 &&
+                        fstat(r->start_fd, &st) == 0 && st.st_nlink > 0
                     ? readlink(link, now, PATH_MAX - 1)
                     : -1;
-    static const char gone[] = " (deleted)";
     if (n > 0) {
         now[n] = '\0';
-        if (now[0] == '/' &&
-            ((size_t)n < sizeof(gone) ||
-             strcmp(now + n - (sizeof(gone) - 1), gone) != 0) &&
-            r->start_dir != NULL && strcmp(now, r->start_dir) != 0) {
+        if (now[0] == '/' && r->start_dir != NULL &&
+            strcmp(now, r->start_dir) != 0) {
             free(r->session->cwd);
             r->session->cwd = now;
             now = NULL;
@@ -290,9 +291,10 @@ static void follow_start_dir(struct bsh__session_run *r)
 static void end_stateless(struct bsh__session_run *r, int status,
                           enum bsh_end_reason reason, enum bsh_limit limit)
 {
-    bool saved = status >= 0 &&
-                 !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) &&
-                 limit != BSH_LIMIT_MEMORY && limit != BSH_LIMIT_OUTPUT;
+    /* bash stays the parent (its EXIT trap): a SIGKILL of bash is what
+     * a full run could not have saved through. */
+    bool saved =
+        status >= 0 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     if (saved) {
         r->state = BSH_SESSION_SAVED;
         r->note[0] = '\0';

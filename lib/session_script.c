@@ -390,8 +390,10 @@ int bsh__session_script_parts(const struct bsh__state *st, const bool *in_env,
         put_kind(&head, st, REC_ALIAS, "builtin ");
     }
     put_options(&tail, &e, st, true, lean);
-    if (!lean)
-        puts_(&tail, arm);
+    /* A lean run keeps an EXIT trap that does nothing: bash then stays
+     * the parent of its last command, as in a full run (same exit codes,
+     * $PPID, and a SIGKILL of bash is what ends a run unsaved). */
+    puts_(&tail, lean ? "builtin trap : EXIT\n" : arm);
     out->head = take(&head, &out->head_len);
     out->tail = take(&tail, &out->tail_len);
     out->elements = take(&e.text, &out->elements_len);

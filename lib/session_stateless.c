@@ -220,6 +220,23 @@ static bool env_defines_code(char *const *env)
     return false;
 }
 
+bool bsh__session_call_env_plain(const struct bsh__state *st,
+                                 const struct bsh_env_var *env, size_t count)
+{
+    for (size_t i = 0; i <= count; i++) {
+        /* The sandbox's private TMPDIR is one of them too. */
+        const char *name = i < count ? env[i].name : "TMPDIR";
+        const struct bsh__rec *r = bsh__state_find(st, REC_VAR, name);
+        if (r == NULL || strncmp(r->text, "declare -", 9) != 0)
+            continue;
+        size_t n = strcspn(r->text + 9, " ");
+        for (size_t k = 0; k < n; k++)
+            if (r->text[9 + k] != 'x' && r->text[9 + k] != '-')
+                return false;
+    }
+    return true;
+}
+
 bool bsh__session_stateless(const char *command, const struct bsh__state *st,
                             char *const *env)
 {

@@ -255,6 +255,22 @@ static void fill_for_stateless(const char *dir)
     result_free(&r);
 }
 
+/* A stateless `mv` of the session's directory `from` to `to`: the next
+ * run must start in `to`. */
+static void moves_along(const char *from, const char *to, const char *what)
+{
+    struct result r;
+    enum bsh_session_state st;
+    char command[320], want[160];
+    snprintf(command, sizeof(command), "mv '%s' '%s'", from, to);
+    srun(command, 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    srun("pwd -P", 10000, 0, &r, &st, NULL, 0);
+    snprintf(want, sizeof(want), "%s\n", to);
+    is_str(out_of(&r), want, what);
+    result_free(&r);
+}
+
 /* Commands that can neither read nor change the shell's state run with
  * a lean restore and no save: what they see and what stays. */
 static void test_stateless(void)
@@ -293,6 +309,16 @@ static void test_stateless(void)
     run_with_env("printenv CALLV", "CALLV", "call", &r);
     is_str(out_of(&r), "call\n", "a call's env reaches a stateless run");
     result_free(&r);
+    srun("declare -u UP", 10000, 0, &r, &st, NULL, 0);
+    result_free(&r);
+    run_with_env("printenv UP", "UP", "abc", &r);
+    is_str(out_of(&r), "ABC\n",
+           "a call's variable keeps the attributes the session gave its name");
+    result_free(&r);
+    srun("sh -c 'kill -KILL $$'", 10000, 0, &r, &st, NULL, 0);
+    ok(st == BSH_SESSION_SAVED && result_exit(&r, 137),
+       "bash stays the parent of a stateless run's last command");
+    result_free(&r);
     srun("sleep 30", 300, 0, &r, &st, NULL, 0);
     is_int(st, BSH_SESSION_UNCHANGED,
            "SIGKILL at the timeout: unchanged, as for any run");
@@ -307,17 +333,14 @@ static void test_stateless(void)
     is_str(out_of(&r), "fn-ran\nalias-ran\n",
            "a function or alias as a command name is never stateless");
     result_free(&r);
-    char moved[64], command[160];
+    char moved[64], odd[96], command[320];
     snprintf(moved, sizeof(moved), "%s-moved", dir);
-    snprintf(command, sizeof(command), "mv %s %s", dir, moved);
-    srun(command, 10000, 0, &r, &st, NULL, 0);
-    result_free(&r);
-    srun("pwd -P", 10000, 0, &r, &st, NULL, 0);
-    snprintf(want, sizeof(want), "%s\n", moved);
-    is_str(out_of(&r), want,
-           "a stateless run that moves its directory takes the session along");
-    result_free(&r);
-    snprintf(command, sizeof(command), "rm -rf %s", moved);
+    snprintf(odd, sizeof(odd), "%s (deleted)", moved);
+    moves_along(dir, moved,
+                "a stateless run that moves its directory takes the session "
+                "along");
+    moves_along(moved, odd, "also to a name that ends \" (deleted)\"");
+    snprintf(command, sizeof(command), "rm -rf '%s'", odd);
     if (system(command) != 0)
         abort();
 }

@@ -331,6 +331,18 @@ static void test_stateless(void)
     }
     ok(all, "nor when bash's environment defines code or options");
     bsh__state_free(st);
+    st = state_with(NULL);
+    if (bsh__state_add(st, REC_VAR, "UP", 2, "declare -u UP", 13, 0) < 0 ||
+        bsh__state_add(st, REC_VAR, "EX", 2, "declare -x EX=\"1\"", 17, 0) <
+            0 ||
+        bsh__state_add(st, REC_VAR, "PL", 2, "declare -- PL=\"1\"", 17, 0) < 0)
+        abort();
+    struct bsh_env_var up[] = {{"UP", "a"}},
+                       plain[] = {{"EX", "a"}, {"PL", "b"}};
+    ok(!bsh__session_call_env_plain(st, up, 1) &&
+           bsh__session_call_env_plain(st, plain, 2),
+       "a call's variable on a name with attributes is not lean");
+    bsh__state_free(st);
     char *big = malloc(5000);
     memset(big, 'a', 4999);
     big[4999] = '\0';
