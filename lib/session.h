@@ -44,7 +44,6 @@ struct bsh__script_parts {
 struct bsh__launch_base {
     char **envp; /* bsh__session_env's block, `envp_bytes` long */
     size_t envp_bytes;
-    bool has_parts[2];
     struct bsh__script_parts parts[2]; /* [lean] */
 };
 

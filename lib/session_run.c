@@ -83,11 +83,12 @@ static struct bsh__launch_base *launch_base(const struct bsh_session *s)
     bool *in_env = b != NULL ? calloc(st->count + 1, sizeof(bool)) : NULL;
     if (in_env != NULL)
         b->envp = bsh__session_env(s, in_env, &b->envp_bytes);
-    for (int lean = 0; b != NULL && b->envp != NULL && lean < 2; lean++)
-        b->has_parts[lean] =
+    bool built = b != NULL && b->envp != NULL;
+    for (int lean = 0; built && lean < 2; lean++)
+        built =
             bsh__session_script_parts(st, in_env, lean, &b->parts[lean]) == 0;
     free(in_env);
-    if (b == NULL || b->envp == NULL || !b->has_parts[0] || !b->has_parts[1]) {
+    if (!built) {
         bsh__launch_base_free(b);
         return NULL;
     }

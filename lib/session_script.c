@@ -179,14 +179,18 @@ struct elements {
     size_t count;
 };
 
-/* Appends an element; its index in __bsh_s. */
-static size_t put_element(struct elements *e, const struct text *what)
+/* Appends `what` (`n` bytes) as an element and, to `t`, the command that
+ * evals it. */
+static void put_eval_of_element(struct text *t, struct elements *e,
+                                const char *what, size_t n)
 {
     put(&e->text, "", 1);
-    put(&e->text, what->buf != NULL ? what->buf : "", what->len);
-    if (what->failed)
-        e->text.failed = true;
-    return ++e->count;
+    put(&e->text, what, n);
+    char index[32];
+    snprintf(index, sizeof(index), "%zu", ++e->count);
+    puts_(t, "builtin eval -- \"${__bsh_s[");
+    puts_(t, index);
+    puts_(t, "]}\"");
 }
 
 /* `set -o a +o b` and `shopt -s c` / `shopt -u d`, one command each:
@@ -220,14 +224,14 @@ static void put_options(struct text *t, struct elements *e,
         if (any)
             put(&o, "\n", 1);
     }
-    if (o.len > 0 || o.failed) {
-        char index[32];
-        snprintf(index, sizeof(index), "%zu", put_element(e, &o));
+    if (o.failed)
+        t->failed = true;
+    if (o.len > 0) {
         puts_(t, "[[ $SHELLOPTS:$BASHOPTS == '");
         put_expected_options(t, st, lean);
-        puts_(t, "' ]] || builtin eval -- \"${__bsh_s[");
-        puts_(t, index);
-        puts_(t, "]}\"\n");
+        puts_(t, "' ]] || ");
+        put_eval_of_element(t, e, o.buf, o.len);
+        put(t, "\n", 1);
     }
     free(o.buf);
 }
@@ -354,12 +358,8 @@ static void put_functions(struct text *t, struct elements *e,
         const struct bsh__rec *r = &st->recs[i];
         if (r->kind != REC_FUNCTIONS)
             continue;
-        struct text f = {r->text, r->len, r->len, false};
-        char index[32];
-        snprintf(index, sizeof(index), "%zu", put_element(e, &f));
-        puts_(t, "builtin eval -- \"${__bsh_s[");
-        puts_(t, index);
-        puts_(t, "]}\" 2>&-\n");
+        put_eval_of_element(t, e, r->text, r->len);
+        puts_(t, " 2>&-\n");
         return;
     }
 }

@@ -109,7 +109,6 @@ static bool harmless_command_name(const struct lexer *lx)
 {
     /* __bsh_ functions are the session's too, though it lists none. */
     if (lx->len == 0 || lx->too_long || lx->pattern_or_equals ||
-        memchr(lx->word, '\0', lx->len) != NULL ||
         strncmp(lx->word, "__bsh_", 6) == 0)
         return false;
     for (const char *const *w = reserved_or_builtin; *w != NULL; w++)
@@ -182,13 +181,21 @@ static bool option_on(const struct bsh__state *st, const char *name)
     return r != NULL && strncmp(r->text, "set -o", 6) == 0;
 }
 
-/* Whether the `declare -...` line of a record has this attribute. */
-static bool has_attribute(const struct bsh__rec *r, char attribute)
+/* The attribute letters of a record's `declare -...` line (`*n` of
+ * them, "-" for none), or NULL. */
+static const char *attributes(const struct bsh__rec *r, size_t *n)
 {
     if (strncmp(r->text, "declare -", 9) != 0)
-        return false;
-    size_t n = strcspn(r->text + 9, " ");
-    return memchr(r->text + 9, attribute, n) != NULL;
+        return NULL;
+    *n = strcspn(r->text + 9, " ");
+    return r->text + 9;
+}
+
+static bool has_attribute(const struct bsh__rec *r, char attribute)
+{
+    size_t n;
+    const char *a = attributes(r, &n);
+    return a != NULL && memchr(a, attribute, n) != NULL;
 }
 
 /* An exported function (children see it, so it must be defined), or a
@@ -227,12 +234,10 @@ bool bsh__session_call_env_plain(const struct bsh__state *st,
         /* The sandbox's private TMPDIR is one of them too. */
         const char *name = i < count ? env[i].name : "TMPDIR";
         const struct bsh__rec *r = bsh__state_find(st, REC_VAR, name);
-        if (r == NULL || strncmp(r->text, "declare -", 9) != 0)
-            continue;
-        size_t n = strcspn(r->text + 9, " ");
-        for (size_t k = 0; k < n; k++)
-            if (r->text[9 + k] != 'x' && r->text[9 + k] != '-')
-                return false;
+        size_t n;
+        const char *a = r != NULL ? attributes(r, &n) : NULL;
+        if (a != NULL && strspn(a, "x-") < n)
+            return false;
     }
     return true;
 }
