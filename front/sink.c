@@ -28,8 +28,8 @@ static int reopen_nonblocking(int fd)
  * /proc link would open /dev/ptmx, a new terminal pair. */
 static bool pty_master(int fd)
 {
-    unsigned int n;
-    return ioctl(fd, TIOCGPTN, &n) == 0;
+    char name[64]; /* ptsname_r asks TIOCGPTN, which only a master answers */
+    return ptsname_r(fd, name, sizeof(name)) == 0;
 }
 
 /* Whether O_NONBLOCK can be set on `fd`'s file description (and is left

@@ -16,6 +16,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#ifndef STATX_MNT_ID /* a C library without statx's types (musl < 1.2.5) */
+#    include <linux/stat.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,7 +214,8 @@ static uint64_t mount_of(int dir, const char *name)
     struct statx sx;
     int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT |
                 (name[0] == '\0' ? AT_EMPTY_PATH : 0);
-    if (statx(dir, name, flags, STATX_MNT_ID, &sx) < 0 ||
+    /* the system call itself: musl before 1.2.5 has no statx() */
+    if (syscall(SYS_statx, dir, name, flags, STATX_MNT_ID, &sx) < 0 ||
         !(sx.stx_mask & STATX_MNT_ID))
         return 0;
     return sx.stx_mnt_id;

@@ -343,14 +343,10 @@ fail:
     return 127;
 }
 
-#if defined(__x86_64__)
-/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) on `stack`, running
- * fn(arg) in the child; the pid, or a negative errno. glibc has no clone3
- * wrapper that runs a function on a new stack, so this is its own: the
- * child comes back from the syscall on the new stack, where no frame of
- * ours exists, and must call fn at once and exit with its result. */
-static long clone3_into(int cgroup, const char *stack, size_t size,
-                        int (*fn)(void *), void *arg)
+#if defined(__x86_64__) || defined(__aarch64__)
+/* The arguments of clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) on
+ * `stack`, into `cgroup`. */
+static struct clone_args clone3_args(int cgroup, const char *stack, size_t size)
 {
     struct clone_args ca;
     memset(&ca, 0, sizeof(ca));
@@ -359,6 +355,20 @@ static long clone3_into(int cgroup, const char *stack, size_t size,
     ca.stack = (uint64_t)(uintptr_t)stack;
     ca.stack_size = size;
     ca.cgroup = (uint64_t)(unsigned)cgroup;
+    return ca;
+}
+#endif
+
+/* clone3 into `cgroup` on `stack`, running fn(arg) in the child; the pid,
+ * or a negative errno. No C library has a clone3 wrapper that runs a
+ * function on a new stack, so this is its own: the child comes back from
+ * the system call on the new stack, where no frame of ours exists, and
+ * must call fn at once and exit with its result. */
+#if defined(__x86_64__)
+static long clone3_into(int cgroup, const char *stack, size_t size,
+                        int (*fn)(void *), void *arg)
+{
+    struct clone_args ca = clone3_args(cgroup, stack, size);
     long ret;
     register int (*r12)(void *) __asm__("r12") = fn;
     register void *r13 __asm__("r13") = arg;
@@ -378,6 +388,31 @@ static long clone3_into(int cgroup, const char *stack, size_t size,
                        "r"(r12), "r"(r13)
                      : "rcx", "r11", "memory");
     return ret;
+}
+#elif defined(__aarch64__)
+static long clone3_into(int cgroup, const char *stack, size_t size,
+                        int (*fn)(void *), void *arg)
+{
+    struct clone_args ca = clone3_args(cgroup, stack, size);
+    register long x0 __asm__("x0") = (long)&ca;
+    register long x1 __asm__("x1") = (long)sizeof(ca);
+    register long x8 __asm__("x8") = (long)SYS_clone3;
+    register int (*x19)(void *) __asm__("x19") = fn;
+    register void *x20 __asm__("x20") = arg;
+    __asm__ volatile("svc #0\n\t"
+                     "cbnz x0, 1f\n\t"
+                     "mov x29, xzr\n\t" /* the child: no frame above */
+                     "mov x30, xzr\n\t"
+                     "mov x0, x20\n\t"
+                     "blr x19\n\t"
+                     "mov x8, #93\n\t" /* SYS_exit, with fn's result in w0 */
+                     "svc #0\n\t"
+                     "brk #0\n\t"
+                     "1:\n\t"
+                     : "+r"(x0)
+                     : "r"(x1), "r"(x8), "r"(x19), "r"(x20)
+                     : "memory");
+    return x0;
 }
 #else
 static long clone3_into(int cgroup, const char *stack, size_t size,

@@ -64,9 +64,10 @@ static bool holds(const char *real, const char *home)
 static char *passwd_home_path;
 static pthread_once_t passwd_home_once = PTHREAD_ONCE_INIT;
 
-#ifdef BSH_NO_NSS
+#if defined(BSH_NO_NSS) && defined(__GLIBC__)
 /* A static binary must not load the system's NSS modules (they belong to
- * another glibc), so it reads /etc/passwd itself, as musl does. */
+ * another glibc), so it reads /etc/passwd itself, as musl's getpwuid_r
+ * does (musl has no fgetpwent_r: it takes the branch below). */
 static int passwd_entry(uid_t uid, struct passwd *pw, char *buf, size_t size,
                         struct passwd **found)
 {

@@ -187,7 +187,8 @@ static int supervise_metadata(scmp_filter_ctx ctx)
 static int no_setid_files(scmp_filter_ctx ctx)
 {
     const scmp_datum_t bits[] = {S_ISUID, S_ISGID};
-    const scmp_datum_t creating[] = {O_CREAT, __O_TMPFILE};
+    /* O_TMPFILE includes O_DIRECTORY: its own bit alone */
+    const scmp_datum_t creating[] = {O_CREAT, O_TMPFILE & ~O_DIRECTORY};
     const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
     int rc = 0;
     for (size_t b = 0; b < COUNT(bits) && rc == 0; b++) {
