@@ -4,6 +4,8 @@
 # ASan+UBSan build with gcc and one with
 # clang, valgrind memcheck over the unit and integration tests, every
 # package made and installed as its users would (tests/package/, as root),
+# the static binaries for musl and aarch64 under qemu-user and in an arm64
+# virtual machine (tests/cross/),
 # and a short libFuzzer run of each fuzz target (BSH_FUZZ_SECONDS, default 30).
 # Ends with one summary line: "bsh: N passed, N failed".
 set -uo pipefail
@@ -87,6 +89,7 @@ step "build asan+ubsan (clang)" configure_build build/asan-clang clang "${asan[@
 step "tests asan+ubsan (clang)" run_ctest build/asan-clang
 step "valgrind memcheck" run_ctest build/dev -L valgrind
 step "packages (package.sh all, each installed as its users do)" tests/package/test_packages.sh
+step "cross: static musl and aarch64 (qemu-user, an arm64 VM)" tests/cross/test_cross.sh
 step "fuzz smoke (clang, ${BSH_FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh "${BSH_FUZZ_SECONDS:-30}"
 
 echo "bsh: $passed passed, $failed failed"

@@ -374,6 +374,11 @@ static void test_silent_compile(void)
 
 static void test_state(void)
 {
+    if (access("/usr/bin/python3", X_OK) != 0) { /* the arm64 VM has none */
+        skip("the state of a run that listens on a port",
+             "python3 is not installed");
+        return;
+    }
     struct result r = {0};
     struct bsh_stream *s =
         start("echo hi; exec python3 -c 'import socket,time\n"

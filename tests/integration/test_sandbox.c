@@ -212,6 +212,11 @@ static void writable_places(void)
  * the same process (an MCP server's later call), not only by its own. */
 static void socket_of_another_run(void)
 {
+    if (access("/usr/bin/python3", X_OK) != 0) { /* the arm64 VM has none */
+        skip("a run connects to another run's socket",
+             "python3 is not installed");
+        return;
+    }
     char dir[] = "/var/tmp/bsh-sandbox-XXXXXX", serve[600], client[600];
     ok(mkdtemp(dir) != NULL, "a directory for the socket");
     const char *dirs[] = {dir};

@@ -677,7 +677,10 @@ static void test_pollable_fd_wakes(void)
     while ((rc = bsh_stream_try_next(s, &it)) == BSH_EAGAIN &&
            mono_ms() - t0 < 3000)
         poll(&p, 1, 1000); /* the killed child's exit comes a moment later */
-    ok(rc == 1 && it.has_signal && it.signal == 9, "and yields the kill");
+    if (!ok(rc == 1 && it.has_signal && it.signal == 9, "and yields the kill"))
+        diag("rc %d, kind %d, signal %d (%d), exit %d (%d)", rc, (int)it.kind,
+             it.signal, (int)it.has_signal, it.exit_code,
+             (int)it.has_exit_code);
     bsh_stream_free(s);
 }
 

@@ -8,3 +8,18 @@ finish() {
     echo "$(basename "$0"): $failures failure(s)${1:+ $1}"
     [ $failures = 0 ]
 }
+# mcp_reply COMMAND...: an initialize, then a tools/call of `echo q-mcp
+# $((6*7))` through `COMMAND mcp` on stdio (kept open until the reply
+# comes); prints the tools/call's reply line.
+mcp_reply() {
+    local line reply=
+    coproc MCP { "$@" mcp 2>/dev/null; }
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"q","version":"1"}}}' >&"${MCP[1]}"
+    read -r -t 60 line <&"${MCP[0]}"
+    printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo q-mcp $((6*7))"}}}' >&"${MCP[1]}"
+    while read -r -t 60 reply <&"${MCP[0]}" && [[ $reply != *'"id":2'* ]]; do :; done
+    eval "exec ${MCP[1]}>&-"
+    wait "$MCP_PID"
+    printf '%s\n' "$reply"
+}

@@ -26,6 +26,26 @@ expect() { # expect WHAT WANT_RC WANT_STDOUT CMD...: checks exit status and stdo
     fi
 }
 
+post() { # post URL JSON: the MCP request over HTTP, by curl or (the arm64 VM has
+    # none) by hand through bash's /dev/tcp, the answer read to the server's close
+    local h=('Content-Type: application/json' 'MCP-Protocol-Version: 2026-07-28'
+        'Mcp-Method: tools/call' 'Mcp-Name: bash_run')
+    if command -v curl >/dev/null; then
+        curl -s -m 10 "$1" "${h[@]/#/-H}" -d "$2"
+        return
+    fi
+    local where=${1#http://} n
+    where=${where%%/*}
+    n=$(LC_ALL=C && echo ${#2})
+    exec 3<>"/dev/tcp/${where%:*}/${where##*:}" || return 1
+    printf 'POST /%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\nContent-Length: %s\r\n' \
+        "${1#http://*/}" "$where" "$n" >&3
+    printf '%s\r\n' "${h[@]}" >&3
+    printf '\r\n%s' "$2" >&3
+    timeout 10 cat <&3
+    exec 3>&-
+}
+
 mcp_call() { # one initialize and one tools/call through `bsh mcp` on stdio
     local line reply=
     coproc MCP { inside "$bsh" mcp 2>/dev/null; }
@@ -53,9 +73,7 @@ http_call() { # `bsh mcp --listen` in the root, reached from outside with curl, 
         [ -n "$url" ] && break
         sleep 0.05
     done
-    out=$(curl -s -m 10 "$url" -H 'Content-Type: application/json' \
-        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: bash_run' \
-        -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo from-http $((6*7))"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
+    out=$(post "$url" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo from-http $((6*7))"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}')
     kill -TERM "$pid"
     wait "$pid"
     rc=$?
@@ -126,7 +144,8 @@ smoke() {
     pty_run
 }
 
-chroot=$(command -v chroot) || { echo "smoke_root.sh: no chroot" >&2; exit 1; }
+# The arm64 VM of tests/cross/ brings a chroot that takes --userspec.
+chroot=${BSH_SMOKE_CHROOT:-$(command -v chroot)} || { echo "smoke_root.sh: no chroot" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "smoke_root.sh: needs root (chroot, mount)" >&2; exit 1; }
 [ -x "$root/bin/bash" ] && [ -x "$root$bsh" ] || { echo "smoke_root.sh: $root needs /bin/bash and $bsh" >&2; exit 1; }
 mkdir -p "$root/tmp" "$root/work"

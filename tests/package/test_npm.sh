@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/checks.sh"
 
 main=$(ls "$dist"/bsh-mcp-[0-9]*.tgz)
-platform=$(ls "$dist"/bsh-mcp-linux-*.tgz)
+platform=$(ls "$dist"/bsh-mcp-linux-x64-[0-9]*.tgz)
 (cd "$here/../mcp" && timeout 300 node npx_package.mjs "$main" "$platform") || fail "npx of the tarballs"
 
 work=$(mktemp -d /tmp/bsh-npm-test.XXXXXX)
@@ -53,4 +53,24 @@ rc=$?
 [ $rc = 137 ] && pass "bsh killed by SIGKILL: the launcher dies of SIGKILL too (137)" ||
     fail "bsh killed by SIGKILL: the launcher's status $rc"
 unset BSH_BINARY
+# Which platform package the launcher takes, with all four installed beside
+# it: this machine's (x64, glibc) first, then the musl one, never arm64's.
+modules=$work/tree/node_modules
+mkdir -p "$modules"
+tar -xzf "$main" -C "$work/tree" --transform 's,^package,node_modules/bsh-mcp,'
+for tgz in "$dist"/bsh-mcp-linux-*-[0-9]*.tgz; do
+    name=$(basename "$tgz" | sed 's/-[0-9][0-9.]*\.tgz$//')
+    tar -xzf "$tgz" -C "$modules" --transform "s,^package,$name,"
+done
+chosen() { node -e 'const p = require(process.argv[1]); const b = p.binaryPath(); console.log(b instanceof Error ? b.message : b)' \
+    "$modules/bsh-mcp/lib/platform.js" | sed "s,^$modules/,,"; }
+[ "$(chosen)" = bsh-mcp-linux-x64/bin/bsh ] && pass "the launcher takes bsh-mcp-linux-x64 on x64 glibc" ||
+    fail "with all four platform packages, the launcher took '$(chosen)'"
+rm -rf "$modules/bsh-mcp-linux-x64"
+[ "$(chosen)" = bsh-mcp-linux-x64-musl/bin/bsh ] && pass "without it, bsh-mcp-linux-x64-musl (static: it runs on glibc)" ||
+    fail "without the glibc package, the launcher took '$(chosen)'"
+rm -rf "$modules/bsh-mcp-linux-x64-musl"
+[[ $(chosen) == "bsh: none of bsh-mcp-linux-x64, bsh-mcp-linux-x64-musl is installed"* ]] &&
+    pass "with only the arm64 packages, none is taken, and it says which it looked for" ||
+    fail "with only the arm64 packages: '$(chosen)'"
 finish

@@ -4,7 +4,10 @@
 # exported and the smoke run in it with chroot; then `podman run` with an
 # MCP call, where this machine's container runtime allows it (the test
 # says which it did). Needs root.
-# Usage: tests/package/test_oci.sh DIST/bsh-VERSION-oci-ARCH.tar
+# The archive is one index over an amd64 and an arm64 image: podman takes
+# this machine's; the arm64 one's root is unpacked and checked for an
+# arm64 bsh, bash and busybox, all static.
+# Usage: tests/package/test_oci.sh DIST/bsh-VERSION-oci.tar
 set -uo pipefail
 archive=${1:?usage: test_oci.sh BSH-OCI.tar}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +22,34 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+
+python3 - "$archive" "$work/arm64" <<'PY' && pass "one index over amd64 and arm64; arm64's root unpacked" ||
+import io, json, os, sys, tarfile
+archive, out = sys.argv[1], sys.argv[2]
+with tarfile.open(archive) as t:
+    blob = lambda d: t.extractfile("blobs/sha256/" + d.split(":")[1]).read()
+    top = json.loads(t.extractfile("index.json").read())["manifests"]
+    assert len(top) == 1 and top[0]["mediaType"].endswith("image.index.v1+json"), top
+    images = {m["platform"]["architecture"]: m for m in json.loads(blob(top[0]["digest"]))["manifests"]}
+    assert sorted(images) == ["amd64", "arm64"], sorted(images)
+    manifest = json.loads(blob(images["arm64"]["digest"]))
+    assert json.loads(blob(manifest["config"]["digest"]))["architecture"] == "arm64"
+    os.makedirs(out)
+    for layer in manifest["layers"]:
+        with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as lt:
+            lt.extractall(out, filter="tar") if hasattr(tarfile, "data_filter") else lt.extractall(out)
+PY
+    fail "the index: not one over amd64 and arm64"
+for f in bsh bash busybox; do
+    case $(file -b "$work/arm64/bin/$f" 2>&1) in
+    *aarch64*"statically linked"*) pass "the arm64 image's /bin/$f: static, aarch64" ;;
+    *) fail "the arm64 image's /bin/$f: $(file -b "$work/arm64/bin/$f" 2>&1)" ;;
+    esac
+done
+out=$(qemu-aarch64-static "$work/arm64/bin/bsh" --version 2>&1)
+[[ $out == "bsh "* ]] && pass "the arm64 image's bsh runs (qemu-user): $out" || fail "the arm64 bsh: $out"
+grep -q 'busybox-static .*(arm64; source package busybox' "$work/arm64/usr/share/doc/SOURCES" &&
+    pass "the arm64 image says where its GPL programs' sources are" || fail "no arm64 SOURCES note"
 
 image=$(podman load -q -i "$archive" 2>&1 | sed -n 's/^Loaded image: //p' | tail -1)
 [ -n "$image" ] || { echo "FAIL: podman load of $archive" >&2; exit 1; }

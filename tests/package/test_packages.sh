@@ -26,7 +26,8 @@ rc=$?
 [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"unknown target 'tarball'"* ]] &&
     pass "an unknown target: exit $rc, '$out'" || fail "an unknown target: exit $rc, '$out'"
 nonpm=$(mktemp -d)
-for tool in bash git sed cat dirname mktemp rm mkdir cmake ninja gcc strip node; do ln -s "$(command -v $tool)" "$nonpm/"; done
+for tool in bash git sed cat dirname mktemp rm mkdir cmake ninja gcc strip aarch64-linux-gnu-gcc \
+    aarch64-linux-gnu-strip node; do ln -s "$(command -v $tool)" "$nonpm/"; done
 out=$(PATH=$nonpm BSH_ALLOW_DIRTY=1 scripts/package.sh npm 2>&1)
 rc=$?
 [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ $out == *"needs npm, which is missing"* ]] &&
@@ -66,26 +67,54 @@ version=$(sed -n 's/^project(bsh VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)
 versions="cmake=$version"
 versions+=" static=$(build/static/cli/bsh --version | cut -d' ' -f2)"
 versions+=" deb=$(dpkg-deb -f dist/bsh-engine_*.deb Version)"
-versions+=" npm-binary=$(tar -xOzf dist/bsh-mcp-linux-*.tgz package/bin/bsh >"$top/build/npm-bsh" && chmod +x "$top/build/npm-bsh" && "$top/build/npm-bsh" --version | cut -d' ' -f2)"
-versions+=" wheel-binary=$(unzip -p dist/*.whl bsh/_bin/bsh >"$top/build/wheel-bsh" && chmod +x "$top/build/wheel-bsh" && "$top/build/wheel-bsh" --version | cut -d' ' -f2)"
+versions+=" npm-binary=$(tar -xOzf dist/bsh-mcp-linux-x64-[0-9]*.tgz package/bin/bsh >"$top/build/npm-bsh" && chmod +x "$top/build/npm-bsh" && "$top/build/npm-bsh" --version | cut -d' ' -f2)"
+versions+=" wheel-binary=$(unzip -p dist/*manylinux_2_17_x86_64*.whl bsh/_bin/bsh >"$top/build/wheel-bsh" && chmod +x "$top/build/wheel-bsh" && "$top/build/wheel-bsh" --version | cut -d' ' -f2)"
 versions+=" npm=$(tar -xOzf dist/bsh-mcp-[0-9]*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
-versions+=" npm-platform=$(tar -xOzf dist/bsh-mcp-linux-*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
-versions+=" wheel=$(unzip -p dist/*.whl '*.dist-info/METADATA' | sed -n 's/^Version: //p')"
+versions+=" npm-platform=$(tar -xOzf dist/bsh-mcp-linux-x64-[0-9]*.tgz package/package.json | node -p 'JSON.parse(require("fs").readFileSync(0)).version')"
+versions+=" wheel=$(unzip -p dist/*manylinux_2_17_x86_64*.whl '*.dist-info/METADATA' | sed -n 's/^Version: //p')"
+for p in linux-x64 linux-x64-musl; do
+    versions+=" $p=$(dist/bsh-"$version"-$p --version | cut -d' ' -f2)"
+done
+for p in linux-arm64 linux-arm64-musl; do # through qemu-user
+    versions+=" $p=$(qemu-aarch64-static dist/bsh-"$version"-$p --version | cut -d' ' -f2)"
+done
 versions+=" server.json=$(python3 -c 'import json; print(json.load(open("dist/server.json"))["version"])')"
-oci_config=$(tar -xOf dist/bsh-*-oci-*.tar index.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["digest"].split(":")[1])')
-oci_config=$(tar -xOf dist/bsh-*-oci-*.tar "blobs/sha256/$oci_config" | python3 -c 'import json,sys; print(json.load(sys.stdin)["config"]["digest"].split(":")[1])')
-versions+=" oci-label=$(tar -xOf dist/bsh-*-oci-*.tar "blobs/sha256/$oci_config" | python3 -c 'import json,sys; print(json.load(sys.stdin)["config"]["Labels"]["org.opencontainers.image.version"])')"
+for arch in amd64 arm64; do # the label of each image under the archive's index
+    versions+=" oci-$arch=$(python3 - dist/bsh-*-oci.tar "$arch" <<'PY'
+import json, sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    blob = lambda d: json.loads(t.extractfile("blobs/sha256/" + d.split(":")[1]).read())
+    index = blob(json.loads(t.extractfile("index.json").read())["manifests"][0]["digest"])
+    image = [m for m in index["manifests"] if m["platform"]["architecture"] == sys.argv[2]][0]
+    print(blob(blob(image["digest"])["config"]["digest"])["config"]["Labels"]["org.opencontainers.image.version"])
+PY
+)"
+done
 echo "$versions"
 rm -f build/npm-bsh build/wheel-bsh
 [ "$(echo "$versions" | tr ' ' '\n' | cut -d= -f2 | sort -u)" = "$version" ] &&
     pass "every package carries $version" || fail "versions differ: $versions"
 
+section "the four static binaries, the same in every package"
+(cd dist && sha256sum -c --quiet bsh-*-SHA256SUMS) && pass "SHA256SUMS" || fail "SHA256SUMS"
+for p in linux-x64 linux-arm64 linux-x64-musl linux-arm64-musl; do
+    want=$(sha256sum <"dist/bsh-$version-$p")
+    arch=x86-64
+    [[ $p == linux-arm64* ]] && arch=aarch64
+    tag=manylinux_2_17_${arch/x86-64/x86_64}
+    [[ $p == *-musl ]] && tag=musllinux_1_2_${arch/x86-64/x86_64}
+    npm_bin=$(tar -xOzf "dist/bsh-mcp-$p-$version.tgz" package/bin/bsh | sha256sum)
+    wheel_bin=$(unzip -p dist/*-"$tag"*.whl bsh/_bin/bsh | sha256sum)
+    [[ $(file -b "dist/bsh-$version-$p") == *"$arch"*"statically linked"* ]] && [ "$npm_bin" = "$want" ] &&
+        [ "$wheel_bin" = "$want" ] && pass "$p: static $arch, the npm package and the $tag wheel carry it" ||
+        fail "$p: file says '$(file -b "dist/bsh-$version-$p")', npm and wheel binaries the same: $([ "$npm_bin" = "$want" ] && echo yes || echo no) $([ "$wheel_bin" = "$want" ] && echo yes || echo no)"
+done
 section "the static binary in a bare root"
 bash tests/package/bare_root.sh build/static/cli/bsh || fail "bare root"
 section ".deb"
 bash tests/package/test_deb.sh dist/bsh-engine_*.deb || fail ".deb"
 section "OCI image"
-bash tests/package/test_oci.sh dist/bsh-*-oci-*.tar || fail "OCI image"
+bash tests/package/test_oci.sh dist/bsh-*-oci.tar || fail "OCI image"
 section "npm"
 bash tests/package/test_npm.sh dist || fail "npm"
 section "wheel"

@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tests=$here/../../packaging/python/tests
 . "$here/checks.sh"
 
-wheel=$(ls "$dist"/*.whl)
+wheel=$(ls "$dist"/*-manylinux_2_17_"$(uname -m)"*.whl) # this machine's
 work=$(mktemp -d /tmp/bsh-wheel-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # Debian's pytest and mypy come from the system's site-packages; bsh only

@@ -27,7 +27,8 @@ static char base[64] = "/tmp/bsh-parts-XXXXXX";
 static void put(const char *dir, const char *name)
 {
     char path[600];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+        return;
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0)
         close(fd);
