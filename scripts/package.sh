@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Makes bsh's packages under dist/, each with one command:
-#   scripts/package.sh deb|oci|npm|wheel|server-json|all
+#   scripts/package.sh deb|binaries|oci|npm|wheel|server-json|all
 # deb: the dynamic build for Debian (bsh, libbsh.so/.a, header, bsh.pc,
-# man page). oci, npm and wheel carry the static binary (BSH_STATIC=ON).
+# man page). binaries: the four static binaries (x86_64 and aarch64, each
+# with static glibc and with musl; cmake --preset static, static-aarch64,
+# static-musl, static-musl-aarch64) and their SHA256SUMS. npm and wheel
+# carry them, one package per platform; oci, the glibc ones for amd64 and
+# arm64 under one multi-architecture index.
 # The version is the one in CMakeLists.txt; a tree with uncommitted
 # changes is refused, since its packages would carry a version that does
 # not say what is in them (BSH_ALLOW_DIRTY=1 allows it, for development).
@@ -10,7 +14,13 @@
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-targets=(deb oci npm wheel server-json)
+targets=(deb binaries oci npm wheel server-json)
+# The static binaries: npm's platform name, the CMake preset, the strip.
+platforms=(linux-x64 linux-arm64 linux-x64-musl linux-arm64-musl)
+declare -A preset_of=([linux-x64]=static [linux-arm64]=static-aarch64
+    [linux-x64-musl]=static-musl [linux-arm64-musl]=static-musl-aarch64)
+declare -A strip_of=([linux-x64]=strip [linux-arm64]=aarch64-linux-gnu-strip
+    [linux-x64-musl]=strip [linux-arm64-musl]=aarch64-linux-gnu-strip)
 logs=$top/build/package-logs
 target= # the one being made, for the messages
 
@@ -40,8 +50,10 @@ version() { # the one version, from project(bsh VERSION x.y.z) in CMakeLists.txt
 # What each target needs, checked for all the targets asked for before any
 # is made. A "python:" entry is a module of Debian's python3.
 needs_deb=(cmake ninja gcc dpkg dpkg-deb dpkg-architecture dpkg-shlibdeps strip lintian gzip md5sum)
-needs_static=(cmake ninja gcc strip)
+needs_static=(cmake ninja gcc strip aarch64-linux-gnu-gcc aarch64-linux-gnu-strip)
+needs_binaries=("${needs_static[@]}" sha256sum)
 needs_oci=("${needs_static[@]}" podman dpkg /bin/bash-static /bin/busybox)
+# (oci's arm64 bash and busybox: Debian's, fetched by scripts/vm_deps.sh)
 needs_npm=("${needs_static[@]}" npm node)
 needs_wheel=("${needs_static[@]}" /usr/bin/python3 python:build python:setuptools python:wheel)
 needs_server_json=(/usr/bin/python3 python:jsonschema)
@@ -72,12 +84,37 @@ check_clean() {
         die "the tree has uncommitted changes, so version $VERSION would not say what is in the packages; commit them (or set BSH_ALLOW_DIRTY=1)"
 }
 
-build_static() { # the binary for oci, npm and wheel: no shared library at all, stripped once
-    [ -n "${static_bin:-}" ] && return
-    logged cmake --preset static
-    logged cmake --build --preset static
-    static_bin=$top/build/static/bsh-stripped
-    strip --strip-all -o "$static_bin" build/static/cli/bsh
+declare -A static_bin=()
+build_static() { # PLATFORM: its binary (no shared library at all), built and stripped once
+    local p=$1 preset
+    [ -n "${static_bin[$p]:-}" ] && return
+    preset=${preset_of[$p]}
+    [ "$p" = linux-x64 ] || [ -f "build/third_party/$(triple "$p")/lib/pkgconfig/libseccomp.pc" ] ||
+        die "the $p binary needs its libraries: scripts/deps.sh package builds them"
+    logged cmake --preset "$preset"
+    logged cmake --build --preset "$preset" --target bsh_cli
+    static_bin[$p]=$top/build/$preset/bsh-stripped
+    "${strip_of[$p]}" --strip-all -o "${static_bin[$p]}" "build/$preset/cli/bsh"
+}
+
+triple() { # PLATFORM: its GNU triple (scripts/cross_deps.sh's names)
+    case $1 in
+    linux-x64) echo x86_64-linux-gnu ;;
+    linux-arm64) echo aarch64-linux-gnu ;;
+    linux-x64-musl) echo x86_64-linux-musl ;;
+    linux-arm64-musl) echo aarch64-linux-musl ;;
+    esac
+}
+
+# ---- binaries -------------------------------------------------------------
+make_binaries() {
+    local p
+    mkdir -p "$1/out"
+    for p in "${platforms[@]}"; do
+        build_static "$p"
+        install -m 755 "${static_bin[$p]}" "$1/out/bsh-$VERSION-$p"
+    done
+    (cd "$1/out" && sha256sum bsh-"$VERSION"-linux-* >"bsh-$VERSION-SHA256SUMS")
 }
 
 fill() { # fill TEMPLATE KEY=VALUE...: @KEY@ replaced by VALUE
@@ -134,15 +171,39 @@ changelog_debian() { # a Debian changelog entry for this version
 }
 
 # ---- oci ------------------------------------------------------------------
-make_oci() {
-    build_static
-    local ctx=$1/context root=$1/context/root arch applet tag
+make_oci() { # an image per architecture (amd64, arm64), one index over both
+    local arch tag list=$OCI_NAME:$VERSION
+    mkdir -p "$1/out"
+    for arch in amd64 arm64; do
+        oci_image "$1/$arch" "$arch"
+    done
+    podman manifest rm "$list" >/dev/null 2>&1 || true
+    logged podman manifest create "$list"
+    for arch in amd64 arm64; do
+        logged podman manifest add "$list" "containers-storage:$list-$arch"
+    done
+    logged podman manifest push -q --all "$list" "oci-archive:$1/out/bsh-$VERSION-oci.tar"
+    logged podman manifest rm "$list"
+    for arch in amd64 arm64; do logged podman rmi -f "$list-$arch"; done
+}
+
+oci_image() { # DIR ARCH: the image of ARCH (static bsh, bash, busybox), tagged NAME:VERSION-ARCH
+    local ctx=$1/context root=$1/context/root arch=$2 applet bash busybox doc platform=linux-x64
+    if [ "$arch" = arm64 ]; then # Debian's arm64 packages, as scripts/vm_deps.sh fetched them
+        platform=linux-arm64 doc=$top/build/third_party/arm64-vm
+        bash=$doc/bash/bin/bash-static busybox=$doc/busybox/bin/busybox
+        [ -x "$bash" ] && [ -x "$busybox" ] ||
+            die "the arm64 image needs Debian's arm64 bash-static and busybox-static: scripts/vm_deps.sh fetches them"
+    else
+        bash=/bin/bash-static busybox=/bin/busybox doc=
+    fi
+    build_static "$platform"
     mkdir -p "$root/bin" "$root/tmp" "$ctx/work" "$root/etc" "$root/usr/share/doc"
     chmod 1777 "$root/tmp"
-    install -m 755 "$static_bin" "$root/bin/bsh"
-    install -m 755 /bin/bash-static "$root/bin/bash"
+    install -m 755 "${static_bin[$platform]}" "$root/bin/bsh"
+    install -m 755 "$bash" "$root/bin/bash"
     ln -s bash "$root/bin/sh"
-    install -m 755 /bin/busybox "$root/bin/busybox"
+    install -m 755 "$busybox" "$root/bin/busybox"
     for applet in $(grep -v '^#' packaging/oci/applets.txt); do
         ln -s busybox "$root/bin/$applet"
     done
@@ -150,73 +211,75 @@ make_oci() {
     printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
     install -D -m 644 LICENSE "$root/usr/share/doc/bsh/copyright"
     install -D -m 644 packaging/THIRD_PARTY_NOTICES "$root/usr/share/doc/bsh/THIRD_PARTY_NOTICES"
-    install -D -m 644 /usr/share/doc/bash-static/copyright "$root/usr/share/doc/bash-static/copyright"
-    install -D -m 644 /usr/share/doc/busybox-static/copyright "$root/usr/share/doc/busybox-static/copyright"
-    sources_note >"$root/usr/share/doc/SOURCES"
+    install -D -m 644 "${doc:+$doc/bash}/usr/share/doc/bash-static/copyright" "$root/usr/share/doc/bash-static/copyright"
+    install -D -m 644 "${doc:+$doc/busybox}/usr/share/doc/busybox-static/copyright" \
+        "$root/usr/share/doc/busybox-static/copyright"
+    sources_note "$arch" >"$root/usr/share/doc/SOURCES"
     cp packaging/oci/Containerfile "$ctx/"
-    arch=$(dpkg --print-architecture)
-    tag=$OCI_NAME:$VERSION
-    logged podman build -q --no-cache --layers=false --build-arg BSH_VERSION="$VERSION" \
-        --build-arg MCP_NAME="$MCP_NAME" --build-arg REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
-        --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -t "$tag" "$ctx"
-    mkdir -p "$1/out"
-    logged podman save -q --format oci-archive -o "$1/out/bsh-$VERSION-oci-$arch.tar" "$tag"
-    logged podman rmi -f "$tag"
+    # FROM scratch and COPY alone: an arm64 image is built here without emulation.
+    logged podman build -q --no-cache --layers=false --platform "linux/$arch" \
+        --build-arg BSH_VERSION="$VERSION" --build-arg MCP_NAME="$MCP_NAME" \
+        --build-arg REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+        --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -t "$OCI_NAME:$VERSION-$arch" "$ctx"
 }
 
-sources_note() { # where the sources of the image's GPL programs are
+sources_note() { # ARCH: where the sources of the image's GPL programs are
     local p
     echo "bash and busybox in this image are Debian's binary packages, unchanged:"
-    for p in bash-static busybox-static; do
-        echo "  $(dpkg-query -W -f='${Package} ${Version} (source package ${source:Package} ${source:Version})' "$p")"
-    done
+    if [ "$1" = arm64 ]; then
+        grep -E '^(bash|busybox) ' "$top/build/third_party/arm64-vm/VERSIONS" |
+            sed 's/^[a-z]* \([^ ]*\) \(.*\)/  \1 \2 (arm64; source package \1 \2)/; s/source package \([a-z]*\)-static/source package \1/'
+    else
+        for p in bash-static busybox-static; do
+            echo "  $(dpkg-query -W -f='${Package} ${Version} (source package ${source:Package} ${source:Version})' "$p")"
+        done
+    fi
     echo "Their complete sources are in Debian's archive (apt-get source bash busybox,"
     echo "or https://snapshot.debian.org/); their licences are beside this file."
 }
 
 # ---- npm ------------------------------------------------------------------
-npm_platform() { # this machine's npm platform name: linux-x64, linux-arm64
-    case $(uname -m) in
-    x86_64) echo linux-x64 ;;
-    aarch64) echo linux-arm64 ;;
-    *) die "no npm platform for $(uname -m)" ;;
-    esac
-}
-
-
-make_npm() {
-    build_static
-    local platform main=$1/main plat
-    platform=$(npm_platform)
-    plat=$1/$platform
-    mkdir -p "$plat/bin" "$main" "$1/out"
-    fill packaging/npm/platform/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
-        PLATFORM="$platform" CPU="${platform#linux-}" >"$plat/package.json"
-    install -m 755 "$static_bin" "$plat/bin/bsh"
-    cp LICENSE packaging/THIRD_PARTY_NOTICES "$plat/"
+make_npm() { # one package per platform, and the launcher that depends on them all
+    local p main=$1/main plat deps=()
+    mkdir -p "$main" "$1/out"
+    for p in "${platforms[@]}"; do
+        build_static "$p"
+        plat=$1/$p
+        mkdir -p "$plat/bin"
+        local cpu=${p#linux-} libc=glibc
+        [[ $p == *-musl ]] && libc=musl
+        fill packaging/npm/platform/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
+            PLATFORM="$p" CPU="${cpu%-musl}" LIBC="$libc" >"$plat/package.json"
+        install -m 755 "${static_bin[$p]}" "$plat/bin/bsh"
+        cp LICENSE packaging/THIRD_PARTY_NOTICES "$plat/"
+        (cd "$plat" && logged npm pack --pack-destination ../out)
+        deps+=("    \"$NPM_NAME-$p\": \"$VERSION\"")
+    done
     cp -r packaging/npm/bsh-mcp/bin packaging/npm/bsh-mcp/lib packaging/npm/bsh-mcp/README.md LICENSE \
         packaging/THIRD_PARTY_NOTICES "$main/"
-    # Only the platforms built here are listed; the launcher knows them all.
     fill packaging/npm/bsh-mcp/package.json.in NPM_NAME="$NPM_NAME" VERSION="$VERSION" \
-        MCP_NAME="$MCP_NAME" \
-        OPTIONAL_DEPENDENCIES="    \"$NPM_NAME-$platform\": \"$VERSION\"" >"$main/package.json"
+        MCP_NAME="$MCP_NAME" OPTIONAL_DEPENDENCIES="$(IFS=$'\n'; sed '$!s/$/,/' <<<"${deps[*]}")" \
+        >"$main/package.json"
     node -e 'JSON.parse(require("fs").readFileSync(process.argv[1]))' "$main/package.json" 2>/dev/null ||
         die "the package.json made is not JSON"
-    (cd "$plat" && logged npm pack --pack-destination ../out)
     (cd "$main" && logged npm pack --pack-destination ../out)
 }
 
 # ---- wheel ----------------------------------------------------------------
-make_wheel() {
-    build_static
-    local tree=$1/python
-    mkdir -p "$tree" "$1/out"
-    cp -r packaging/python/src packaging/python/setup.py LICENSE "$tree/"
-    fill packaging/python/pyproject.toml.in PYPI_NAME="$PYPI_NAME" VERSION="$VERSION" >"$tree/pyproject.toml"
-    fill packaging/python/README.md.in PYPI_NAME="$PYPI_NAME" MCP_NAME="$MCP_NAME" >"$tree/README.md"
-    install -D -m 755 "$static_bin" "$tree/src/bsh/_bin/bsh"
-    install -m 644 packaging/THIRD_PARTY_NOTICES "$tree/src/bsh/_bin/THIRD_PARTY_NOTICES"
-    (cd "$tree" && logged /usr/bin/python3 -m build --wheel --no-isolation --outdir ../out)
+make_wheel() { # one wheel per platform, tagged for it (setup.py)
+    local p tree
+    mkdir -p "$1/out"
+    for p in "${platforms[@]}"; do
+        build_static "$p"
+        tree=$1/$p
+        mkdir -p "$tree"
+        cp -r packaging/python/src packaging/python/setup.py LICENSE "$tree/"
+        fill packaging/python/pyproject.toml.in PYPI_NAME="$PYPI_NAME" VERSION="$VERSION" >"$tree/pyproject.toml"
+        fill packaging/python/README.md.in PYPI_NAME="$PYPI_NAME" MCP_NAME="$MCP_NAME" >"$tree/README.md"
+        install -D -m 755 "${static_bin[$p]}" "$tree/src/bsh/_bin/bsh"
+        install -m 644 packaging/THIRD_PARTY_NOTICES "$tree/src/bsh/_bin/THIRD_PARTY_NOTICES"
+        (cd "$tree" && BSH_WHEEL_PLATFORM=$p logged /usr/bin/python3 -m build --wheel --no-isolation --outdir ../out)
+    done
 }
 
 # ---- server.json ----------------------------------------------------------
@@ -238,7 +301,7 @@ make_target() { # make_target NAME STAGING: makes it into STAGING/out
     target=
 }
 
-[ $# -ge 1 ] || die "usage: scripts/package.sh deb|oci|npm|wheel|server-json|all"
+[ $# -ge 1 ] || die "usage: scripts/package.sh deb|binaries|oci|npm|wheel|server-json|all"
 want=()
 for arg in "$@"; do
     case " ${targets[*]} all " in
