@@ -2,8 +2,8 @@
 # Fetches what the arm64 virtual machine of tests/cross/ boots: Debian's
 # arm64 cloud kernels (bookworm's 6.1, and bookworm-backports' newer one,
 # which has Landlock ABI >= 6), the arm64 busybox-static and bash-static
-# the initramfs is made of (and the arm64 OCI image), and armhf's
-# busybox-static, a 32-bit program the sandbox must stop. It takes the versions Debian's
+# the initramfs is made of (and the arm64 OCI image), and armhf's and
+# i386's busybox-static, 32-bit programs the sandbox must stop. It takes the versions Debian's
 # signed indexes name today (the archive keeps only current kernels), with
 # a private apt state, so neither this machine's apt sources nor its dpkg
 # architectures change; apt checks every file against the signed index.
@@ -24,7 +24,8 @@ apt_opts=(-o "Dir::State=$apt_dir/state" -o "Dir::State::status=/dev/null"
     -o "Dir::Cache=$apt_dir/cache" -o "Dir::Etc::SourceList=$apt_dir/sources.list"
     -o "Dir::Etc::SourceParts=/dev/null" -o "Dir::Etc::Preferences=/dev/null"
     -o "Dir::Etc::PreferencesParts=/dev/null" -o "APT::Architecture=arm64"
-    -o "APT::Architectures::=arm64" -o "APT::Architectures::=armhf" -o "Debug::NoLocking=1"
+    -o "APT::Architectures::=arm64" -o "APT::Architectures::=armhf" -o "APT::Architectures::=i386"
+    -o "Debug::NoLocking=1"
     -o "APT::Sandbox::User=$(id -un)")
 
 update() {
@@ -61,6 +62,8 @@ fetch linux-old "$old/bookworm"
 fetch linux-new "$new/bookworm-backports"
 fetch busybox busybox-static/bookworm
 fetch bash bash-static/bookworm
-fetch busybox-armhf busybox-static:armhf/bookworm # a 32-bit program, for the sandbox's compat check
+# 32-bit programs, which the sandbox must stop: arm32 in the VM, i386 here
+fetch busybox-armhf busybox-static:armhf/bookworm
+fetch busybox-i386 busybox-static:i386/bookworm
 mv "$top/VERSIONS.new" "$top/VERSIONS"
 touch "$stamp"
