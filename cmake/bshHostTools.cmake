@@ -26,7 +26,8 @@ ExternalProject_Add(bsh_host_tools
     --unset=PKG_CONFIG_PATH ${CMAKE_COMMAND}
   CMAKE_ARGS -DBSH_HOST_TOOLS_ONLY=ON -DCMAKE_C_COMPILER=${BSH_HOST_CC}
     -DCMAKE_BUILD_TYPE=Release -DBSH_WERROR=${BSH_WERROR}
-  BUILD_COMMAND ${CMAKE_COMMAND} --build ${bsh_host_dir} --target bsh_gen_pattern_dfas
+  BUILD_COMMAND ${CMAKE_COMMAND} -E env --unset=PKG_CONFIG_LIBDIR --unset=PKG_CONFIG_SYSROOT_DIR
+    --unset=PKG_CONFIG_PATH ${CMAKE_COMMAND} --build ${bsh_host_dir} --target bsh_gen_pattern_dfas
   BUILD_BYPRODUCTS ${BSH_HOST_GEN_PATTERN_DFAS}
   BUILD_ALWAYS ON
   INSTALL_COMMAND "")

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* A file description of our own on the same pipe or terminal, with
@@ -28,8 +29,11 @@ static int reopen_nonblocking(int fd)
  * /proc link would open /dev/ptmx, a new terminal pair. */
 static bool pty_master(int fd)
 {
-    char name[64]; /* ptsname_r asks TIOCGPTN, which only a master answers */
-    return ptsname_r(fd, name, sizeof(name)) == 0;
+    /* TIOCGPTN by the system call: the C libraries' ioctl differ in the
+     * request's type (musl's int cannot hold it), and ptsname_r also wants
+     * the slave's /dev/pts node, which need not be visible here. */
+    unsigned int n;
+    return syscall(SYS_ioctl, fd, TIOCGPTN, &n) == 0;
 }
 
 /* Whether O_NONBLOCK can be set on `fd`'s file description (and is left

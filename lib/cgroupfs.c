@@ -16,9 +16,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
-#ifndef STATX_MNT_ID /* a C library without statx's types (musl < 1.2.5) */
-#    include <linux/stat.h>
-#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -211,14 +208,21 @@ int bsh__cgroup_stats_at(int dir, const char *file, const char *const *keys,
  * the kernel does not say (before Linux 5.8). */
 static uint64_t mount_of(int dir, const char *name)
 {
-    struct statx sx;
+    /* The system call itself, into the kernel's 256-byte struct statx,
+     * read at its fixed offsets: C libraries differ in whether and how
+     * they declare it (musl before 1.2.5 has no statx at all). */
+    enum { SX_BYTES = 256, SX_MASK_AT = 0x00, SX_MNT_ID_AT = 0x90 };
+    const unsigned mnt_id_bit = 0x1000U; /* STATX_MNT_ID, Linux 5.8 */
+    uint64_t sx[SX_BYTES / sizeof(uint64_t)] = {0};
     int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT |
                 (name[0] == '\0' ? AT_EMPTY_PATH : 0);
-    /* the system call itself: musl before 1.2.5 has no statx() */
-    if (syscall(SYS_statx, dir, name, flags, STATX_MNT_ID, &sx) < 0 ||
-        !(sx.stx_mask & STATX_MNT_ID))
+    uint32_t mask;
+    uint64_t id;
+    if (syscall(SYS_statx, dir, name, flags, mnt_id_bit, sx) < 0)
         return 0;
-    return sx.stx_mnt_id;
+    memcpy(&mask, (const char *)sx + SX_MASK_AT, sizeof(mask));
+    memcpy(&id, (const char *)sx + SX_MNT_ID_AT, sizeof(id));
+    return (mask & mnt_id_bit) ? id : 0;
 }
 
 static bool is_cgroupfs(int fd)

@@ -48,6 +48,10 @@
  * PATH_MAX buffer) with room to spare. Below glibc's mmap threshold, so
  * malloc serves it from memory that is already mapped. */
 #define CHILD_STACK_SIZE ((size_t)64 * 1024)
+/* The child's stack pointer starts at its top: arm64 faults on one that
+ * is not 16-byte aligned (malloc's blocks are). */
+_Static_assert(CHILD_STACK_SIZE % 16 == 0,
+               "the child's stack top must be 16-byte aligned");
 
 /* The child shares our memory and runs before our sanitizers could know:
  * it calls the kernel directly (no libc function that a sanitizer

@@ -88,7 +88,7 @@ unpack() { # ORIG DEBIAN DIR: unpacks into $work, applies Debian's patches, cds 
     esac
     if [ -f debian/patches/series ]; then
         grep -v '^#' debian/patches/series | while read -r p _; do
-            [ -n "$p" ] && patch -p1 -s <"debian/patches/$p"
+            if [ -n "$p" ]; then patch -p1 -s <"debian/patches/$p"; fi
         done
     fi
     return 0

@@ -227,8 +227,9 @@ sources_note() { # ARCH: where the sources of the image's GPL programs are
     local p
     echo "bash and busybox in this image are Debian's binary packages, unchanged:"
     if [ "$1" = arm64 ]; then
-        grep -E '^(bash|busybox) ' "$top/build/third_party/arm64-vm/VERSIONS" |
-            sed 's/^[a-z]* \([^ ]*\) \(.*\)/  \1 \2 (arm64; source package \1 \2)/; s/source package \([a-z]*\)-static/source package \1/'
+        # NAME PACKAGE VERSION SOURCE SOURCE-VERSION (scripts/vm_deps.sh)
+        awk '$1 == "bash" || $1 == "busybox" { printf "  %s %s (arm64; source package %s %s)\n", $2, $3, $4, $5 }' \
+            "$top/build/third_party/arm64-vm/VERSIONS"
     else
         for p in bash-static busybox-static; do
             echo "  $(dpkg-query -W -f='${Package} ${Version} (source package ${source:Package} ${source:Version})' "$p")"

@@ -7,7 +7,8 @@
 # signed indexes name today (the archive keeps only current kernels), with
 # a private apt state, so neither this machine's apt sources nor its dpkg
 # architectures change; apt checks every file against the signed index.
-# Into build/third_party/arm64-vm/PACKAGE/ (unpacked) and a VERSIONS file.
+# Into build/third_party/arm64-vm/NAME/ (unpacked) and a VERSIONS file
+# (a line each: NAME PACKAGE VERSION SOURCE SOURCE-VERSION).
 # Idempotent: a finished fetch is kept for a day.
 # Usage: scripts/vm_deps.sh   (scripts/deps.sh test runs it)
 set -euo pipefail
@@ -47,7 +48,14 @@ fetch() { # NAME PACKAGE[/SUITE]: downloads and unpacks into $top/NAME
     deb=$(ls "$top/debs"/*.deb)
     dpkg-deb -x "$deb" "$top/$name"
     case $name in linux-*) rm -rf "$top/$name/lib" "$top/$name/usr" ;; esac # the boot/ image alone
-    echo "$name $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)" >>"$top/VERSIONS.new"
+    local version source source_version
+    version=$(dpkg-deb -f "$deb" Version)
+    source=$(dpkg-deb -f "$deb" Source) # "NAME", "NAME (VERSION)" for a binNMU, or none
+    source_version=$(sed -n 's/.*(\(.*\))/\1/p' <<<"$source")
+    source=${source%% *}
+    # NAME PACKAGE VERSION SOURCE SOURCE-VERSION
+    echo "$name $(dpkg-deb -f "$deb" Package) $version ${source:-$(dpkg-deb -f "$deb" Package)}" \
+        "${source_version:-$version}" >>"$top/VERSIONS.new"
     rm -rf "$top/debs"
 }
 

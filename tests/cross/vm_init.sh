@@ -20,6 +20,7 @@ mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
 for c in memory pids cpu; do
     echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control || echo "VMTEST: no $c controller"
 done
+chown 1000:1000 /home/user
 # The user's own cgroup, delegated as systemd delegates user@UID.service.
 mkdir /sys/fs/cgroup/user-1000
 chown -R 1000:1000 /sys/fs/cgroup/user-1000

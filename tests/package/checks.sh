@@ -19,7 +19,10 @@ mcp_reply() {
     printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash_run","arguments":{"command":"echo q-mcp $((6*7))"}}}' >&"${MCP[1]}"
     while read -r -t 60 reply <&"${MCP[0]}" && [[ $reply != *'"id":2'* ]]; do :; done
+    local pid=$MCP_PID i
     eval "exec ${MCP[1]}>&-"
-    wait "$MCP_PID"
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null # a server that ignored the end of its input
+    wait "$pid"
     printf '%s\n' "$reply"
 }

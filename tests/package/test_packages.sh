@@ -36,7 +36,8 @@ rm -rf "$nonpm"
 clone=$(mktemp -d)
 git clone -q "$top" "$clone/bsh" && echo change >>"$clone/bsh/README.md"
 # the clone builds with the fetched dependencies (the grammar) of this tree
-mkdir -p "$clone/bsh/build" && cp -r "$top/build/third_party" "$clone/bsh/build/"
+mkdir -p "$clone/bsh/build/third_party" && cp -r "$top/build/third_party/npm" "$top/build/third_party/mhd" \
+    "$clone/bsh/build/third_party/"
 out=$("$clone/bsh/scripts/package.sh" deb 2>&1)
 rc=$?
 left=$(ls -A "$clone/bsh/dist" 2>/dev/null)
