@@ -1,7 +1,8 @@
 #!/bin/sh
 # PID 1 of tests/cross/'s arm64 VM (busybox sh): mounts what bsh needs as
 # a distribution's init would (proc, sys, devtmpfs, a devpts of its own,
-# tmpfs, cgroup2 with the memory, pids and cpu controllers on), runs
+# a tmpfs on /dev/shm, cgroup2 with the memory, pids and cpu controllers
+# on), runs
 # vm_checks.sh with the mode the kernel's command line names
 # (bsh_vm=full|old), and powers the machine off. Every line the host reads
 # starts with "VMTEST:".
@@ -13,7 +14,8 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 devpts /dev/pts
 rm -f /dev/ptmx && ln -s pts/ptmx /dev/ptmx
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# /tmp stays the initramfs's own (already in memory, mode 1777): the C
+# tests' data lie at their build path, which may be under /tmp.
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 ip link set lo up # 127.0.0.1, for the MCP server over HTTP
 mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
